@@ -1,0 +1,174 @@
+"""Agenda actions. Times are stored as instants; days are the configured zone's days.
+
+An all-day event (a date without a time) spans local midnight to midnight.
+Removing or moving looks for upcoming events (from the start of today) whose title is
+the one said or contains its words; more than one match is ``rejected`` (reason
+``ambiguous``) and changes nothing, so the caller can say which.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import zoneinfo
+
+from appliance.actions.context import Context, Handler, Outcome
+from appliance.actions.items import item_key
+from appliance.protocol.commands import AgendaAdd, AgendaList, AgendaMove, AgendaNext, AgendaRemove
+from appliance.protocol.receipts import ReceiptEvent
+from appliance.store import agenda as repo
+
+_HORIZON = dt.timedelta(days=366)
+
+
+def day_start(day: dt.date, tz: zoneinfo.ZoneInfo) -> dt.datetime:
+    return dt.datetime.combine(day, dt.time.min, tzinfo=tz)
+
+
+def day_bounds(day: dt.date, tz: zoneinfo.ZoneInfo, days: int = 1) -> tuple[dt.datetime, dt.datetime]:
+    # Add days on the date, not on the instant: a DST day is 23 or 25 hours long.
+    return day_start(day, tz), day_start(day + dt.timedelta(days=days), tz)
+
+
+def receipt_event(row: repo.EventRow, tz: zoneinfo.ZoneInfo) -> ReceiptEvent:
+    if row.all_day:
+        start = row.starts_at.astimezone(tz).date().isoformat()
+        end = None
+        if row.ends_at is not None:
+            last = row.ends_at.astimezone(tz).date() - dt.timedelta(days=1)
+            end = last.isoformat() if last.isoformat() != start else None
+    else:
+        start = row.starts_at.astimezone(tz).isoformat()
+        end = row.ends_at.astimezone(tz).isoformat() if row.ends_at else None
+    return ReceiptEvent(
+        title=row.title, start=start, end=end, location=row.location, all_day=row.all_day
+    )
+
+
+def _span(
+    start: dt.datetime | dt.date,
+    end: dt.datetime | None,
+    duration_minutes: int | None,
+    tz: zoneinfo.ZoneInfo,
+) -> tuple[dt.datetime, dt.datetime | None, bool]:
+    if isinstance(start, dt.datetime):
+        if end is None and duration_minutes is not None:
+            end = start + dt.timedelta(minutes=duration_minutes)
+        return start, end, False
+    days = max(1, (duration_minutes or 0) // (60 * 24))
+    first, after = day_bounds(start, tz, days)
+    return first, after, True
+
+
+async def add(ctx: Context, cmd: AgendaAdd) -> Outcome:
+    starts_at, ends_at, all_day = _span(cmd.start, cmd.end, cmd.duration_minutes, ctx.tz)
+    if ends_at is not None and ends_at < starts_at:
+        return Outcome("rejected", "end_before_start")
+    await repo.insert(
+        ctx.conn, household_id=ctx.household_id, title=cmd.title, title_key=item_key(cmd.title),
+        starts_at=starts_at, ends_at=ends_at, all_day=all_day, location=cmd.location,
+        timezone=ctx.tz.key, user_id=ctx.user_id,
+    )  # fmt: skip
+    row = repo.EventRow(0, cmd.title, starts_at, ends_at, all_day, cmd.location, ctx.tz.key)
+    details = {"past": True} if (ends_at or starts_at) < ctx.now else {}
+    return Outcome("success", events=[receipt_event(row, ctx.tz)], details=details)
+
+
+def _range(ctx: Context, cmd: AgendaList) -> tuple[dt.datetime, dt.datetime]:
+    today = ctx.now.astimezone(ctx.tz).date()
+    if cmd.range == "tomorrow":
+        return day_bounds(today + dt.timedelta(days=1), ctx.tz)
+    if cmd.range == "week":
+        return ctx.now, day_start(today + dt.timedelta(days=7), ctx.tz)
+    if cmd.range == "day" and cmd.day is not None:
+        return day_bounds(cmd.day, ctx.tz)
+    return day_bounds(today, ctx.tz)
+
+
+async def list_(ctx: Context, cmd: AgendaList) -> Outcome:
+    if cmd.range == "day" and cmd.day is None:
+        return Outcome("rejected", "missing_day")
+    since, until = _range(ctx, cmd)
+    rows = await repo.between(ctx.conn, ctx.household_id, since, until)
+    return Outcome(
+        "success",
+        events=[receipt_event(r, ctx.tz) for r in rows],
+        details={"range": cmd.range, "since": since.isoformat(), "until": until.isoformat(),
+                 "count": len(rows)},
+    )  # fmt: skip
+
+
+async def next_(ctx: Context, cmd: AgendaNext) -> Outcome:
+    row = await repo.next_event(ctx.conn, ctx.household_id, ctx.now)
+    if row is None:
+        return Outcome("not_found", "no_upcoming_events")
+    return Outcome("success", events=[receipt_event(row, ctx.tz)])
+
+
+async def _find_one(
+    ctx: Context, title: str, day: dt.date | None
+) -> tuple[repo.EventRow | None, Outcome | None]:
+    if day is not None:
+        since, until = day_bounds(day, ctx.tz)
+    else:
+        since = day_start(ctx.now.astimezone(ctx.tz).date(), ctx.tz)
+        until = since + _HORIZON
+    rows = await repo.find(ctx.conn, ctx.household_id, item_key(title), since, until)
+    if not rows:
+        return None, Outcome("not_found", "no_matching_event")
+    exact = [r for r in rows if item_key(r.title) == item_key(title)]
+    candidates = exact or rows
+    if len(candidates) > 1 and day is None:
+        return None, Outcome(
+            "rejected", "ambiguous", events=[receipt_event(r, ctx.tz) for r in candidates]
+        )
+    return candidates[0], None
+
+
+async def remove(ctx: Context, cmd: AgendaRemove) -> Outcome:
+    row, failure = await _find_one(ctx, cmd.title, cmd.day)
+    if row is None:
+        assert failure is not None  # noqa: S101
+        return failure
+    await repo.delete(ctx.conn, row.id)
+    return Outcome("success", events=[receipt_event(row, ctx.tz)])
+
+
+async def move(ctx: Context, cmd: AgendaMove) -> Outcome:
+    row, failure = await _find_one(ctx, cmd.title, cmd.day)
+    if row is None:
+        assert failure is not None  # noqa: S101
+        return failure
+    if isinstance(cmd.new_start, dt.datetime):
+        length = None
+        if row.ends_at is not None and not row.all_day:
+            length = row.ends_at - row.starts_at
+        starts_at, ends_at, all_day = cmd.new_start, (
+            cmd.new_start + length if length else None), False  # fmt: skip
+    else:
+        days = 1
+        if row.all_day and row.ends_at is not None:
+            days = max(1, (row.ends_at.astimezone(ctx.tz).date()
+                           - row.starts_at.astimezone(ctx.tz).date()).days)  # fmt: skip
+        starts_at, ends_at = day_bounds(cmd.new_start, ctx.tz, days)
+        all_day = True
+    if starts_at == row.starts_at and all_day == row.all_day:
+        return Outcome("no_change", "same_time", events=[receipt_event(row, ctx.tz)])
+    await repo.move(
+        ctx.conn, row.id, starts_at=starts_at, ends_at=ends_at, all_day=all_day,
+        timezone=ctx.tz.key,
+    )  # fmt: skip
+    moved = repo.EventRow(row.id, row.title, starts_at, ends_at, all_day, row.location, ctx.tz.key)
+    return Outcome(
+        "success",
+        events=[receipt_event(moved, ctx.tz)],
+        details={"previous": receipt_event(row, ctx.tz).model_dump()},
+    )
+
+
+HANDLERS: dict[str, Handler] = {
+    "agenda.add": add,
+    "agenda.list": list_,
+    "agenda.next": next_,
+    "agenda.remove": remove,
+    "agenda.move": move,
+}

@@ -1,0 +1,183 @@
+"""The action service: commands in, receipts out, one transaction at a time.
+
+Queued commands are committed together (group commit), each inside its own savepoint:
+its change, its receipt and its outbox message stand or fall together, and a failing
+command never touches the others. A request id seen before answers with the original
+receipt and changes nothing.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import psycopg
+
+from appliance.actions import agenda, shopping
+from appliance.actions.context import Context, Handler, Outcome
+from appliance.errors import StoreError
+from appliance.protocol.commands import Command
+from appliance.protocol.receipts import Receipt, Source
+from appliance.protocol.topics import Topics
+from appliance.settings import Settings
+from appliance.store import households
+from appliance.store import receipts as receipt_store
+from appliance.store.db import Conn, Database
+
+_LOGGER = logging.getLogger(__name__)
+
+HANDLERS: dict[str, Handler] = {**shopping.HANDLERS, **agenda.HANDLERS}
+DEFAULT_HOUSEHOLD = "home"
+
+
+def new_request_id() -> str:
+    return str(uuid.uuid4())
+
+
+@dataclass(frozen=True)
+class Request:
+    """One command to execute, or a rejection to record (``command`` is None)."""
+
+    request_id: str
+    source: Source
+    command: Command | None = None
+    rejection: str | None = None
+    action: str | None = None
+    """The action named by the caller, kept on a rejection."""
+    details: dict[str, Any] = field(default_factory=dict)
+    """Extra receipt details (e.g. the text a command was parsed from)."""
+
+
+@dataclass(frozen=True)
+class Result:
+    receipt: Receipt
+    stored: bool
+    """False: the receipt is not in the outbox and must be published by the caller."""
+
+
+@dataclass(frozen=True)
+class _Ids:
+    user_id: int
+    household_id: int
+    list_id: int
+
+
+class ActionService:
+    """Executes commands against the store and records their receipts."""
+
+    def __init__(
+        self,
+        db: Database,
+        settings: Settings,
+        topics: Topics,
+        on_commit: Callable[[set[str]], None] | None = None,
+    ) -> None:
+        self._db = db
+        self._settings = settings
+        self._topics = topics
+        self._on_commit = on_commit or (lambda _domains: None)
+        self._ids: dict[str, _Ids] = {}
+
+    async def _resolve(self, user: str) -> _Ids:
+        """Ids of a user, created on first use in the default household (own transaction)."""
+        ids = self._ids.get(user)
+        if ids is None:
+            async with self._db.transaction() as conn:
+                home = await households.ensure_household(conn, DEFAULT_HOUSEHOLD)
+                user_id, household_id = await households.ensure_user(conn, user, home)
+                list_id = await households.ensure_list(
+                    conn, household_id, self._settings.actions.default_list
+                )
+            ids = self._ids[user] = _Ids(user_id, household_id, list_id)
+        return ids
+
+    def topics_for(self, request_id: str) -> list[str]:
+        return [self._topics.receipt(request_id), self._topics.receipts]
+
+    async def execute(self, request: Request) -> Result:
+        return (await self.execute_batch([request]))[0]
+
+    async def execute_batch(self, requests: Sequence[Request]) -> list[Result]:
+        """Execute in order, commit once; on a database outage every request is rejected.
+
+        The rejected receipts of an outage are not stored (``stored`` False): the
+        caller publishes them directly, and a retry with the same request id runs anew.
+        """
+        if not requests:
+            return []
+        try:
+            ids = {r.source.user: await self._resolve(r.source.user) for r in requests}
+            now = dt.datetime.now(self._settings.tz)
+            results: list[Result] = []
+            domains: set[str] = set()
+            async with self._db.transaction() as conn:
+                for request in requests:
+                    result = await self._one(conn, request, ids[request.source.user], now)
+                    results.append(result)
+                    receipt = result.receipt
+                    if receipt.status == "success" and receipt.action and not receipt.duplicate:
+                        domains.add(receipt.action.partition(".")[0])
+        except StoreError as err:
+            _LOGGER.error("database failed for %d commands: %s", len(requests), err)
+            return [Result(self._unavailable(r, str(err)), stored=False) for r in requests]
+        self._on_commit(domains)
+        return results
+
+    async def _one(self, conn: Conn, request: Request, ids: _Ids, now: dt.datetime) -> Result:
+        try:
+            async with conn.transaction():
+                if not await receipt_store.claim(conn, request.request_id):
+                    return await self._duplicate(conn, request)
+                outcome = await self._outcome(conn, request, ids, now)
+                receipt = self._receipt(request, outcome)
+                await receipt_store.record(conn, receipt, self.topics_for(request.request_id))
+                return Result(receipt, stored=True)
+        except psycopg.OperationalError:
+            raise
+        except psycopg.Error as err:
+            # The savepoint rolled the command back; record why, the batch goes on.
+            _LOGGER.exception("command %s failed in the database", request.action)
+            async with conn.transaction():
+                reason = f"database_error: {type(err).__name__}"
+                receipt = self._receipt(request, Outcome("rejected", reason))
+                if await receipt_store.claim(conn, request.request_id):
+                    await receipt_store.record(conn, receipt, self.topics_for(request.request_id))
+                return Result(receipt, stored=True)
+
+    async def _outcome(self, conn: Conn, request: Request, ids: _Ids, now: dt.datetime) -> Outcome:
+        if request.command is None:
+            return Outcome("rejected", request.rejection or "invalid_command")
+        ctx = Context(conn, ids.household_id, ids.list_id, ids.user_id, self._settings.tz, now)
+        handler = HANDLERS[request.command.action]
+        return await handler(ctx, request.command)
+
+    async def _duplicate(self, conn: Conn, request: Request) -> Result:
+        original = await receipt_store.original(conn, request.request_id)
+        if original is None:
+            # Claimed by a transaction that recorded nothing: cannot happen, since the
+            # claim and the receipt commit together. Answer rather than guess.
+            receipt = self._receipt(request, Outcome("rejected", "request_in_progress"))
+            return Result(receipt, stored=False)
+        return Result(original.model_copy(update={"duplicate": True}), stored=False)
+
+    def _receipt(self, request: Request, outcome: Outcome) -> Receipt:
+        action = request.command.action if request.command is not None else request.action
+        return Receipt(
+            request_id=request.request_id,
+            action=action,
+            status=outcome.status,
+            reason=outcome.reason,
+            items=outcome.items,
+            events=outcome.events,
+            source=request.source,
+            details={**request.details, **outcome.details},
+        )
+
+    def _unavailable(self, request: Request, why: str) -> Receipt:
+        return self._receipt(
+            request, Outcome("rejected", f"database_unavailable: {why}; nothing was changed")
+        )

@@ -1,0 +1,132 @@
+"""Shopping list actions.
+
+Adding an item that is already open (policy, see docs/mqtt-api.md):
+- without a quantity: ``no_change`` (reason ``already_on_list``);
+- with a quantity, in the same unit (or the open item has none): quantities merge
+  (``success``, ``details.merged``), "2 l milk" + "1 l milk" is "3 l milk";
+- with a quantity in another unit: ``no_change`` (reason ``unit_conflict``).
+Adding an item that was checked off reopens it with the new quantity.
+"""
+
+from __future__ import annotations
+
+from appliance.actions.context import Context, Handler, Outcome
+from appliance.actions.items import display_name, item_key
+from appliance.protocol.commands import (
+    ShoppingAdd,
+    ShoppingClearCompleted,
+    ShoppingComplete,
+    ShoppingList,
+    ShoppingRemove,
+    ShoppingUncomplete,
+)
+from appliance.protocol.receipts import ReceiptItem
+from appliance.store import shopping as repo
+
+
+def _receipt_item(
+    name: str, quantity: float | None, unit: str | None, *, completed: bool
+) -> ReceiptItem:
+    return ReceiptItem(name=name, quantity=quantity, unit=unit, completed=completed)
+
+
+def _row_item(row: repo.ItemRow) -> ReceiptItem:
+    return _receipt_item(row.name, row.quantity, row.unit, completed=row.completed)
+
+
+def _key(name: str) -> str | None:
+    key = item_key(name)
+    return key or None
+
+
+async def add(ctx: Context, cmd: ShoppingAdd) -> Outcome:
+    key = _key(cmd.item)
+    if key is None:
+        return Outcome("rejected", "invalid_item")
+    name = display_name(cmd.item)
+    row = await repo.find(ctx.conn, ctx.list_id, key)
+    if row is None:
+        await repo.insert(
+            ctx.conn, list_id=ctx.list_id, name=name, key=key, quantity=cmd.quantity,
+            unit=cmd.unit, user_id=ctx.user_id,
+        )  # fmt: skip
+        return Outcome("success", items=[_receipt_item(name, cmd.quantity, cmd.unit,
+                                                       completed=False)])  # fmt: skip
+    if row.completed:
+        await repo.reopen(
+            ctx.conn, row.id, name=name, quantity=cmd.quantity, unit=cmd.unit, user_id=ctx.user_id
+        )
+        return Outcome(
+            "success",
+            items=[_receipt_item(name, cmd.quantity, cmd.unit, completed=False)],
+            details={"reopened": True},
+        )
+    if cmd.quantity is None:
+        return Outcome("no_change", "already_on_list", items=[_row_item(row)])
+    if row.quantity is not None and row.unit != cmd.unit:
+        return Outcome("no_change", "unit_conflict", items=[_row_item(row)])
+    previous = _row_item(row)
+    quantity = round((row.quantity or 0) + cmd.quantity, 3)
+    await repo.set_quantity(ctx.conn, row.id, quantity, cmd.unit)
+    return Outcome(
+        "success",
+        items=[_receipt_item(row.name, quantity, cmd.unit, completed=False)],
+        details={"merged": True, "previous": previous.model_dump()},
+    )
+
+
+async def remove(ctx: Context, cmd: ShoppingRemove) -> Outcome:
+    key = _key(cmd.item)
+    row = await repo.find(ctx.conn, ctx.list_id, key) if key else None
+    if row is None:
+        return Outcome("not_found", "not_on_list", items=[_receipt_item(
+            display_name(cmd.item), None, None, completed=False)])  # fmt: skip
+    await repo.delete(ctx.conn, row.id)
+    return Outcome("success", items=[_row_item(row)])
+
+
+async def _set_completed(ctx: Context, item: str, *, completed: bool) -> Outcome:
+    key = _key(item)
+    row = await repo.find(ctx.conn, ctx.list_id, key) if key else None
+    if row is None:
+        return Outcome("not_found", "not_on_list", items=[_receipt_item(
+            display_name(item), None, None, completed=False)])  # fmt: skip
+    if row.completed == completed:
+        reason = "already_completed" if completed else "not_completed"
+        return Outcome("no_change", reason, items=[_row_item(row)])
+    await repo.set_completed(ctx.conn, row.id, completed=completed, user_id=ctx.user_id)
+    return Outcome(
+        "success", items=[_receipt_item(row.name, row.quantity, row.unit, completed=completed)]
+    )
+
+
+async def complete(ctx: Context, cmd: ShoppingComplete) -> Outcome:
+    return await _set_completed(ctx, cmd.item, completed=True)
+
+
+async def uncomplete(ctx: Context, cmd: ShoppingUncomplete) -> Outcome:
+    return await _set_completed(ctx, cmd.item, completed=False)
+
+
+async def list_(ctx: Context, cmd: ShoppingList) -> Outcome:
+    rows = await repo.list_items(ctx.conn, ctx.list_id, include_completed=cmd.include_completed)
+    return Outcome(
+        "success", items=[_row_item(r) for r in rows], details={"count": len(rows)}
+    )
+
+
+async def clear_completed(ctx: Context, cmd: ShoppingClearCompleted) -> Outcome:
+    rows = await repo.clear_completed(ctx.conn, ctx.list_id)
+    if not rows:
+        return Outcome("no_change", "nothing_completed")
+    return Outcome("success", items=[_row_item(r) for r in rows], details={"count": len(rows)})
+
+
+HANDLERS: dict[str, Handler] = {
+    "shopping.add": add,
+    "shopping.remove": remove,
+    "shopping.complete": complete,
+    "shopping.uncomplete": uncomplete,
+    "shopping.list": list_,
+    "shopping.clear_completed": clear_completed,
+}

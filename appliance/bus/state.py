@@ -1,0 +1,108 @@
+"""Retained state topics: the current shopping list and the coming agenda.
+
+State is derived from the database, so it is never queued: after a change (debounced)
+and after every reconnection, the node reads it afresh and publishes it retained.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import json
+import logging
+from typing import Any
+
+from appliance.actions.agenda import day_bounds, receipt_event
+from appliance.aio import wait_any
+from appliance.bus.mqtt import Bus
+from appliance.errors import BusError, StoreError
+from appliance.ha.discovery import fit_items
+from appliance.protocol.topics import Topics
+from appliance.settings import Settings
+from appliance.store import agenda, households, shopping
+from appliance.store.db import Database
+
+_LOGGER = logging.getLogger(__name__)
+DOMAINS = ("shopping", "agenda")
+
+
+class StatePublisher:
+    def __init__(self, db: Database, bus: Bus, settings: Settings, topics: Topics) -> None:
+        self._db = db
+        self._bus = bus
+        self._settings = settings
+        self._topics = topics
+        self._dirty: set[str] = set()
+        self._wake = asyncio.Event()
+
+    def changed(self, domains: set[str]) -> None:
+        if domains:
+            self._dirty |= domains
+            self._wake.set()
+
+    def changed_all(self) -> None:
+        self.changed(set(DOMAINS))
+
+    async def run(self, stop: asyncio.Event) -> None:
+        debounce = self._settings.actions.state_debounce_ms / 1000
+        while not stop.is_set():
+            await wait_any(self._wake, stop)
+            if stop.is_set():
+                break
+            await asyncio.sleep(debounce)
+            self._wake.clear()
+            dirty, self._dirty = self._dirty, set()
+            try:
+                await self.publish(dirty)
+            except (BusError, StoreError) as err:
+                _LOGGER.warning("state not published (%s); will retry on reconnect", err)
+                self._dirty |= dirty
+
+    async def publish(self, domains: set[str]) -> None:
+        if not self._bus.connected.is_set():
+            msg = "not connected"
+            raise BusError(msg)
+        if "shopping" in domains:
+            payload = await self.shopping_state()
+            await self._bus.publish(self._topics.shopping_state, json.dumps(payload), retain=True)
+        if "agenda" in domains:
+            payload = await self.agenda_state()
+            await self._bus.publish(self._topics.agenda_state, json.dumps(payload), retain=True)
+
+    async def shopping_state(self) -> dict[str, Any]:
+        async with self._db.transaction() as conn:
+            home = await households.ensure_household(conn, "home")
+            list_id = await households.ensure_list(conn, home, self._settings.actions.default_list)
+            rows = await shopping.list_items(conn, list_id, include_completed=True)
+        items = [
+            {"name": r.name, "quantity": r.quantity, "unit": r.unit, "completed": r.completed}
+            for r in rows
+        ]
+        kept, truncated = fit_items(items)
+        return {
+            "open": sum(1 for r in rows if not r.completed),
+            "items": kept,
+            "truncated": truncated,
+            "updated_at": _now_iso(),
+        }
+
+    async def agenda_state(self) -> dict[str, Any]:
+        tz = self._settings.tz
+        now = dt.datetime.now(tz)
+        today_start, today_end = day_bounds(now.date(), tz)
+        _, horizon = day_bounds(now.date(), tz, self._settings.actions.state_upcoming_days)
+        async with self._db.transaction() as conn:
+            home = await households.ensure_household(conn, "home")
+            nxt = await agenda.next_event(conn, home, now)
+            today = await agenda.between(conn, home, today_start, today_end)
+            upcoming = await agenda.between(conn, home, now, horizon, limit=30)
+        return {
+            "next": receipt_event(nxt, tz).model_dump() if nxt else None,
+            "today": [receipt_event(r, tz).model_dump() for r in today],
+            "upcoming": [receipt_event(r, tz).model_dump() for r in upcoming],
+            "updated_at": _now_iso(),
+        }
+
+
+def _now_iso() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")

@@ -1,0 +1,265 @@
+"""The main node: database, broker connection, command worker, publishers.
+
+``Node.run`` starts everything under one task group and, when ``stop`` is set, drains
+the queued commands and the outbox before it disconnects. Embedded servers are
+started only when no external one is configured, and stopped by whoever started them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+from appliance import __version__, sdnotify
+from appliance.aio import wait_any
+from appliance.actions.service import ActionService
+from appliance.bus.broker import EmbeddedBroker
+from appliance.bus.commands import Announcement, CommandDecoder, TextParser
+from appliance.bus.mqtt import Bus, BusConfig
+from appliance.bus.outbox import OutboxPublisher
+from appliance.bus.state import StatePublisher
+from appliance.errors import BusError
+from appliance.ha.discovery import DeviceInfo, node_discovery
+from appliance.protocol.topics import HA_STATUS_TOPIC, ONLINE, Topics
+from appliance.settings import Settings
+from appliance.store.db import Database
+from appliance.store.embedded import EmbeddedPostgres
+
+_LOGGER = logging.getLogger(__name__)
+
+QUEUE_LIMIT = 10_000
+DRAIN_SECONDS = 5.0
+
+
+@dataclass
+class Milestones:
+    started: float
+    ready: float | None = None
+
+
+@contextlib.asynccontextmanager
+async def open_database(settings: Settings) -> AsyncIterator[Database]:
+    """The configured database, or the embedded one (started here if not running)."""
+    embedded: EmbeddedPostgres | None = None
+    started_here = False
+    if settings.db.url is not None:
+        url = settings.db.url.get_secret_value()
+    else:
+        embedded = EmbeddedPostgres(settings.data_dir)
+        started_here = not embedded.is_running()
+        url = await asyncio.to_thread(embedded.start)
+    db = Database(url, settings.db)
+    try:
+        await db.open()
+        yield db
+    finally:
+        await db.close()
+        if embedded is not None and started_here:
+            await asyncio.to_thread(embedded.stop)
+
+
+def load_parser(settings: Settings) -> TextParser:
+    from appliance.intents import IntentParser
+
+    parser: TextParser = IntentParser(timezone=settings.timezone)
+    return parser
+
+
+class Node:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.topics = Topics(settings.mqtt.prefix)
+        self.ready = asyncio.Event()
+        self.milestones = Milestones(started=time.monotonic())
+        self._queue: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue(QUEUE_LIMIT)
+        self._discovery_wanted = asyncio.Event()
+        self.service: ActionService | None = None
+        self.bus: Bus | None = None
+
+    # --- wiring -------------------------------------------------------------------
+    def _bus_config(self, host: str, port: int, tls: bool) -> BusConfig:
+        mqtt = self.settings.mqtt
+        return BusConfig(
+            host=host,
+            port=port,
+            tls=tls,
+            ca_file=str(mqtt.ca_file) if mqtt.ca_file else None,
+            client_id=mqtt.client_id or f"appliance-{self.settings.node_id}",
+            username=mqtt.username,
+            password=mqtt.password.get_secret_value() if mqtt.password else None,
+            availability_topic=self.topics.availability,
+            subscriptions=[
+                (self.topics.command_filter, 1),
+                (self.topics.ha_filter, 1),
+                (HA_STATUS_TOPIC, 1),
+            ],
+            keepalive=mqtt.keepalive,
+            reconnect_max_seconds=mqtt.reconnect_max_seconds,
+        )
+
+    def _on_message(self, topic: str, payload: bytes) -> None:
+        if topic == HA_STATUS_TOPIC:
+            if payload.strip() == ONLINE.encode():
+                self._discovery_wanted.set()
+            return
+        try:
+            self._queue.put_nowait((topic, payload))
+        except asyncio.QueueFull:
+            _LOGGER.error("command queue full (%d); dropped a message on %s", QUEUE_LIMIT, topic)
+
+    async def run(self, stop: asyncio.Event) -> None:
+        settings = self.settings
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        broker: EmbeddedBroker | None = None
+        if settings.mqtt.url is None:
+            broker = EmbeddedBroker(settings.mqtt.embedded_host, settings.mqtt.embedded_port)
+            await broker.start()
+            host, port, tls = settings.mqtt.embedded_host, settings.mqtt.embedded_port, False
+        else:
+            host, port, tls = BusConfig.parse_url(settings.mqtt.url)
+        try:
+            parser_task = asyncio.create_task(asyncio.to_thread(load_parser, settings))
+            async with open_database(settings) as db:
+                parser = await parser_task
+                await self._serve(db, parser, host, port, tls, stop)
+        finally:
+            if broker is not None:
+                await broker.stop()
+
+    async def _serve(
+        self, db: Database, parser: TextParser, host: str, port: int, tls: bool,
+        stop: asyncio.Event,
+    ) -> None:  # fmt: skip
+        settings = self.settings
+        bus = self.bus = Bus(self._bus_config(host, port, tls), self._on_message)
+        state = StatePublisher(db, bus, settings, self.topics)
+        outbox = OutboxPublisher(db, bus)
+
+        def committed(domains: set[str]) -> None:
+            outbox.wake()
+            state.changed(domains)
+
+        self.service = ActionService(db, settings, self.topics, committed)
+        decoder = CommandDecoder(
+            self.topics,
+            default_user=settings.default_user,
+            language=settings.language,
+            max_payload_bytes=settings.mqtt.max_payload_bytes,
+            parser=parser,
+        )
+
+        async def connected() -> None:
+            self._discovery_wanted.set()
+            state.changed_all()
+            outbox.wake()
+
+        bus.on_connect(connected)
+        bus_stop = asyncio.Event()
+        async with asyncio.TaskGroup() as group:
+            group.create_task(bus.run(bus_stop), name="mqtt")
+            worker = group.create_task(self._work(decoder, bus, stop), name="commands")
+            publisher = group.create_task(outbox.run(stop), name="outbox")
+            group.create_task(state.run(stop), name="state")
+            group.create_task(self._discovery(bus, stop), name="discovery")
+            group.create_task(self._watchdog(stop), name="watchdog")
+            await self._announce_ready(bus, stop)
+            await stop.wait()
+            sdnotify.notify("STOPPING=1")
+            _LOGGER.info("stopping: draining commands and receipts")
+            await asyncio.wait({worker, publisher}, timeout=DRAIN_SECONDS)
+            if bus.connected.is_set():
+                with contextlib.suppress(BusError, asyncio.TimeoutError):
+                    async with asyncio.timeout(DRAIN_SECONDS):
+                        while await outbox.drain_once():
+                            pass
+            bus_stop.set()
+
+    async def _announce_ready(self, bus: Bus, stop: asyncio.Event) -> None:
+        await wait_any(bus.connected, stop)
+        if stop.is_set():
+            return
+        self.milestones.ready = time.monotonic()
+        _LOGGER.info(
+            "appliance %s ready in %.2f s (MQTT %s:%d, topics under %s/)",
+            __version__, self.milestones.ready - self.milestones.started,
+            bus.config.host, bus.config.port, self.topics.prefix,
+        )  # fmt: skip
+        self.ready.set()
+        sdnotify.notify("READY=1")
+
+    # --- tasks --------------------------------------------------------------------
+    async def _work(self, decoder: CommandDecoder, bus: Bus, stop: asyncio.Event) -> None:
+        assert self.service is not None  # noqa: S101
+        batch_max = self.settings.actions.batch_max
+        while True:
+            if stop.is_set() and self._queue.empty():
+                return
+            try:
+                first = await asyncio.wait_for(self._queue.get(), timeout=0.5)
+            except TimeoutError:
+                continue
+            messages = [first]
+            while len(messages) < batch_max and not self._queue.empty():
+                messages.append(self._queue.get_nowait())
+            requests = []
+            for topic, payload in messages:
+                decoded = decoder.decode(topic, payload)
+                if isinstance(decoded, Announcement):
+                    await self._announce(bus, decoded)
+                elif decoded:
+                    requests.extend(decoded)
+            results = await self.service.execute_batch(requests)
+            for result in results:
+                if not result.stored:
+                    await self._publish_direct(bus, result.receipt.request_id,
+                                               result.receipt.to_payload())  # fmt: skip
+
+    async def _publish_direct(self, bus: Bus, request_id: str, payload: bytes) -> None:
+        assert self.service is not None  # noqa: S101
+        try:
+            for topic in self.service.topics_for(request_id):
+                await bus.publish(topic, payload, qos=1)
+        except BusError as err:
+            _LOGGER.warning("receipt %s not published: %s", request_id, err)
+
+    async def _announce(self, bus: Bus, announcement: Announcement) -> None:
+        payload: dict[str, Any] = {"text": announcement.text, "site": None}
+        try:
+            await bus.publish(self.topics.announcements, json.dumps(payload), qos=1)
+        except BusError as err:
+            _LOGGER.warning("announcement not published: %s", err)
+
+    async def _discovery(self, bus: Bus, stop: asyncio.Event) -> None:
+        if not self.settings.homeassistant.discovery:
+            return
+        device = DeviceInfo(
+            device_id=f"appliance_{self.settings.node_id}",
+            name=self.settings.homeassistant.device_name,
+            sw_version=__version__,
+        )
+        topic, payload = node_discovery(device, self.topics)
+        body = json.dumps(payload, separators=(",", ":"))
+        while not stop.is_set():
+            await wait_any(self._discovery_wanted, stop)
+            if stop.is_set():
+                return
+            self._discovery_wanted.clear()
+            try:
+                await bus.publish(topic, body, qos=1, retain=True)
+            except BusError as err:
+                _LOGGER.warning("discovery not published: %s", err)
+
+    async def _watchdog(self, stop: asyncio.Event) -> None:
+        interval = sdnotify.watchdog_interval()
+        if interval is None:
+            return
+        while not stop.is_set():
+            sdnotify.notify("WATCHDOG=1")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), interval)

@@ -1,0 +1,159 @@
+"""Commands: what a caller asks the node to do.
+
+One frozen pydantic model per action. The MQTT API, the CLI, the text parser and
+(later) the voice turn all produce these models, and the action service is the only
+consumer. Two commands compare equal exactly when they would do the same thing, which
+is what the voice gate relies on.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    TypeAdapter,
+    field_validator,
+)
+
+ItemName = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=120)
+]
+Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
+Unit = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=24)]
+
+AgendaRange = Literal["today", "tomorrow", "week", "day"]
+
+
+class _Command(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    @property
+    def action_name(self) -> str:
+        return str(self.action)  # type: ignore[attr-defined]
+
+    @property
+    def changes_state(self) -> bool:
+        return self.action_name not in READ_ONLY_ACTIONS
+
+
+class ShoppingAdd(_Command):
+    action: Literal["shopping.add"] = "shopping.add"
+    item: ItemName
+    quantity: float | None = Field(default=None, gt=0, le=10_000)
+    unit: Unit | None = None
+
+    @field_validator("unit")
+    @classmethod
+    def _unit(cls, value: str | None) -> str | None:
+        from appliance.actions.items import normalize_unit  # noqa: PLC0415
+
+        return normalize_unit(value) if value is not None else None
+
+
+class ShoppingRemove(_Command):
+    action: Literal["shopping.remove"] = "shopping.remove"
+    item: ItemName
+
+
+class ShoppingComplete(_Command):
+    action: Literal["shopping.complete"] = "shopping.complete"
+    item: ItemName
+
+
+class ShoppingUncomplete(_Command):
+    action: Literal["shopping.uncomplete"] = "shopping.uncomplete"
+    item: ItemName
+
+
+class ShoppingList(_Command):
+    action: Literal["shopping.list"] = "shopping.list"
+    include_completed: bool = False
+
+
+class ShoppingClearCompleted(_Command):
+    action: Literal["shopping.clear_completed"] = "shopping.clear_completed"
+
+
+class AgendaAdd(_Command):
+    action: Literal["agenda.add"] = "agenda.add"
+    title: Title
+    start: AwareDatetime | dt.date
+    end: AwareDatetime | None = None
+    duration_minutes: int | None = Field(default=None, gt=0, le=60 * 24 * 14)
+    location: Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)] | None = (
+        None
+    )
+
+    @property
+    def all_day(self) -> bool:
+        return not isinstance(self.start, dt.datetime)
+
+
+class AgendaList(_Command):
+    action: Literal["agenda.list"] = "agenda.list"
+    range: AgendaRange = "today"
+    day: dt.date | None = None
+
+
+class AgendaNext(_Command):
+    action: Literal["agenda.next"] = "agenda.next"
+
+
+class AgendaRemove(_Command):
+    action: Literal["agenda.remove"] = "agenda.remove"
+    title: Title
+    day: dt.date | None = None
+
+
+class AgendaMove(_Command):
+    action: Literal["agenda.move"] = "agenda.move"
+    title: Title
+    day: dt.date | None = None
+    new_start: AwareDatetime | dt.date
+
+
+Command = Annotated[
+    ShoppingAdd
+    | ShoppingRemove
+    | ShoppingComplete
+    | ShoppingUncomplete
+    | ShoppingList
+    | ShoppingClearCompleted
+    | AgendaAdd
+    | AgendaList
+    | AgendaNext
+    | AgendaRemove
+    | AgendaMove,
+    Field(discriminator="action"),
+]
+
+COMMAND_ADAPTER: TypeAdapter[Command] = TypeAdapter(Command)
+
+ACTIONS: tuple[str, ...] = (
+    "shopping.add",
+    "shopping.remove",
+    "shopping.complete",
+    "shopping.uncomplete",
+    "shopping.list",
+    "shopping.clear_completed",
+    "agenda.add",
+    "agenda.list",
+    "agenda.next",
+    "agenda.remove",
+    "agenda.move",
+)
+READ_ONLY_ACTIONS = frozenset({"shopping.list", "agenda.list", "agenda.next"})
+
+
+def parse_command(data: dict[str, Any]) -> Command:
+    """Validate a command dict whose ``action`` key names the action.
+
+    Raises ``pydantic.ValidationError`` on anything malformed.
+    """
+    return COMMAND_ADAPTER.validate_python(data)

@@ -1,0 +1,228 @@
+"""The node's one settings tree.
+
+Sources, strongest first: command-line options, environment variables
+(``APPLIANCE_`` prefix, ``__`` between sections: ``APPLIANCE_MQTT__URL``), the TOML
+file (``--config`` or ``APPLIANCE_CONFIG``), then the defaults below.
+``config/appliance.example.toml`` documents every key.
+"""
+
+from __future__ import annotations
+
+import os
+import zoneinfo
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, Field, SecretStr, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+CONFIG_ENV = "APPLIANCE_CONFIG"
+
+
+def _default_data_dir() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "appliance"
+
+
+def _local_timezone() -> str:
+    tz = os.environ.get("TZ")
+    if tz and tz in zoneinfo.available_timezones():
+        return tz
+    try:
+        link = Path("/etc/localtime").resolve()
+    except OSError:
+        return "UTC"
+    parts = link.parts
+    if "zoneinfo" in parts:
+        name = "/".join(parts[parts.index("zoneinfo") + 1 :])
+        if name in zoneinfo.available_timezones():
+            return name
+    return "UTC"
+
+
+class MqttSettings(BaseModel):
+    """The MQTT broker the node talks to."""
+
+    url: str | None = Field(
+        default=None,
+        description="Broker URL (mqtt://host:1883 or mqtts://host:8883). Unset: the node "
+        "starts its own embedded broker on embedded_host:embedded_port.",
+    )
+    username: str | None = Field(default=None, description="Broker user name.")
+    password: SecretStr | None = Field(default=None, description="Broker password.")
+    ca_file: Path | None = Field(default=None, description="CA certificate for mqtts:// URLs.")
+    client_id: str | None = Field(
+        default=None,
+        description="MQTT client id; default 'appliance-<node_id>'. It keeps a persistent "
+        "session, so commands sent while the node is away wait at the broker.",
+    )
+    prefix: str = Field(default="appliance", description="Topic prefix of the node's API.")
+    keepalive: int = Field(default=30, ge=5, le=3600, description="Keepalive in seconds.")
+    max_payload_bytes: int = Field(
+        default=16_384, ge=256, description="Larger command payloads are rejected unread."
+    )
+    embedded_host: str = Field(
+        default="127.0.0.1", description="Bind address of the embedded broker."
+    )
+    embedded_port: int = Field(default=1883, ge=0, le=65535, description="Embedded broker port.")
+    reconnect_max_seconds: float = Field(
+        default=30.0, gt=0, description="Longest wait between reconnection attempts."
+    )
+
+    @field_validator("url")
+    @classmethod
+    def _check_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        parts = urlsplit(value)
+        if parts.scheme not in {"mqtt", "mqtts", "tcp", "ssl"} or not parts.hostname:
+            msg = "mqtt.url must look like mqtt://host:1883 or mqtts://host:8883"
+            raise ValueError(msg)
+        return value
+
+
+class DbSettings(BaseModel):
+    """PostgreSQL (with the pgvector extension)."""
+
+    url: SecretStr | None = Field(
+        default=None,
+        description="libpq URL (postgresql://user:pass@host/db). Unset: the node starts its "
+        "own embedded PostgreSQL in <data_dir>/postgres.",
+    )
+    pool_min: int = Field(default=1, ge=1, description="Connections kept open.")
+    pool_max: int = Field(default=4, ge=1, description="Most connections at once.")
+    connect_timeout: float = Field(default=5.0, gt=0, description="Seconds to get a connection.")
+    statement_timeout_ms: int = Field(
+        default=5_000, ge=0, description="Server-side limit on any one statement."
+    )
+
+
+class HomeAssistantSettings(BaseModel):
+    """Home Assistant MQTT discovery."""
+
+    discovery: bool = Field(default=True, description="Publish MQTT discovery configs.")
+    device_name: str = Field(default="Appliance", description="Device name shown in HA.")
+
+
+class ActionSettings(BaseModel):
+    """How commands are executed."""
+
+    batch_max: int = Field(
+        default=64,
+        ge=1,
+        le=1000,
+        description="Most queued commands committed in one database transaction. Each "
+        "command still runs in its own savepoint: one failure never touches the others.",
+    )
+    default_list: str = Field(default="shopping", description="Name of the shopping list.")
+    state_debounce_ms: int = Field(
+        default=100, ge=0, description="Retained state topics are republished at most this often."
+    )
+    state_upcoming_days: int = Field(
+        default=7, ge=1, description="Days of agenda events in the retained agenda state."
+    )
+
+
+class Settings(BaseSettings):
+    """Root of the node's settings."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="APPLIANCE_",
+        env_nested_delimiter="__",
+        extra="forbid",
+        validate_default=True,
+    )
+    config_file: ClassVar[Path | None] = None
+
+    data_dir: Path = Field(
+        default_factory=_default_data_dir,
+        description="Embedded database, broker state and logs. Two nodes never share one.",
+    )
+    node_id: str = Field(
+        default="appliance",
+        pattern=r"^[A-Za-z0-9_-]{1,64}$",
+        description="This node's id: MQTT client id and Home Assistant device id.",
+    )
+    timezone: str = Field(
+        default_factory=_local_timezone, description="IANA zone for dates ('tomorrow at 3')."
+    )
+    language: Literal["en", "pt"] = Field(default="en", description="Default language.")
+    default_user: str = Field(
+        default="household", description="User a command acts for when it names none."
+    )
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
+        default="INFO", description="Log level."
+    )
+    log_transcripts: bool = Field(
+        default=False, description="Log command texts in full (they may be private)."
+    )
+    mqtt: MqttSettings = Field(default_factory=MqttSettings)
+    db: DbSettings = Field(default_factory=DbSettings)
+    homeassistant: HomeAssistantSettings = Field(default_factory=HomeAssistantSettings)
+    actions: ActionSettings = Field(default_factory=ActionSettings)
+
+    @field_validator("timezone")
+    @classmethod
+    def _check_zone(cls, value: str) -> str:
+        try:
+            zoneinfo.ZoneInfo(value)
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError) as err:
+            msg = f"unknown time zone {value!r}"
+            raise ValueError(msg) from err
+        return value
+
+    @property
+    def tz(self) -> zoneinfo.ZoneInfo:
+        return zoneinfo.ZoneInfo(self.timezone)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+        path = cls.config_file or (
+            Path(os.environ[CONFIG_ENV]) if os.environ.get(CONFIG_ENV) else None
+        )
+        if path is not None:
+            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=path))
+        return tuple(sources)
+
+
+def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings:
+    """Build the settings from all sources; ``overrides`` win (command-line options)."""
+    if config_file is not None and not config_file.is_file():
+        msg = f"config file not found: {config_file}"
+        raise FileNotFoundError(msg)
+    previous = Settings.config_file
+    Settings.config_file = config_file
+    try:
+        return Settings(**{k: v for k, v in overrides.items() if v is not None})
+    finally:
+        Settings.config_file = previous
+
+
+def redacted(settings: Settings) -> dict[str, Any]:
+    """The effective settings as plain data, secrets shown as ``**********``."""
+    data: dict[str, Any] = settings.model_dump(mode="json")
+    if settings.db.url is not None:
+        data["db"]["url"] = _redact_url(settings.db.url.get_secret_value())
+    return data
+
+
+def _redact_url(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":**********@")
+    return parts._replace(netloc=netloc).geturl()

@@ -1,0 +1,89 @@
+"""Shopping list rows: the repository that owns ``queries/shopping.sql``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+from psycopg.rows import TupleRow
+
+from appliance.store.db import Conn
+from appliance.store.queries import queries
+
+_Q = queries("shopping")
+
+
+@dataclass(frozen=True)
+class ItemRow:
+    id: int
+    name: str
+    quantity: float | None
+    unit: str | None
+    completed: bool
+
+
+def _qty(value: Decimal | None) -> float | None:
+    return float(value) if value is not None else None
+
+
+def _item(row: TupleRow) -> ItemRow:
+    return ItemRow(row[0], row[1], _qty(row[2]), row[3], row[4])
+
+
+async def find(conn: Conn, list_id: int, key: str) -> ItemRow | None:
+    """The item with this key, locked for the rest of the transaction."""
+    cur = await conn.execute(_Q["find_item"], {"list_id": list_id, "key": key})
+    row = await cur.fetchone()
+    return _item(row) if row else None
+
+
+async def insert(
+    conn: Conn,
+    *,
+    list_id: int,
+    name: str,
+    key: str,
+    quantity: float | None,
+    unit: str | None,
+    user_id: int,
+) -> None:
+    await conn.execute(
+        _Q["insert_item"],
+        {"list_id": list_id, "name": name, "key": key, "quantity": quantity, "unit": unit,
+         "user_id": user_id},
+    )  # fmt: skip
+
+
+async def reopen(
+    conn: Conn, item_id: int, *, name: str, quantity: float | None, unit: str | None, user_id: int
+) -> None:
+    await conn.execute(
+        _Q["reopen_item"],
+        {"id": item_id, "name": name, "quantity": quantity, "unit": unit, "user_id": user_id},
+    )
+
+
+async def set_quantity(conn: Conn, item_id: int, quantity: float | None, unit: str | None) -> None:
+    await conn.execute(_Q["set_quantity"], {"id": item_id, "quantity": quantity, "unit": unit})
+
+
+async def set_completed(conn: Conn, item_id: int, *, completed: bool, user_id: int) -> None:
+    await conn.execute(
+        _Q["set_completed"], {"id": item_id, "completed": completed, "user_id": user_id}
+    )
+
+
+async def delete(conn: Conn, item_id: int) -> None:
+    await conn.execute(_Q["delete_item"], {"id": item_id})
+
+
+async def list_items(conn: Conn, list_id: int, *, include_completed: bool) -> list[ItemRow]:
+    cur = await conn.execute(
+        _Q["list_items"], {"list_id": list_id, "include_completed": include_completed}
+    )
+    return [ItemRow(0, r[0], _qty(r[1]), r[2], r[3]) for r in await cur.fetchall()]
+
+
+async def clear_completed(conn: Conn, list_id: int) -> list[ItemRow]:
+    cur = await conn.execute(_Q["clear_completed"], {"list_id": list_id})
+    return [ItemRow(0, r[0], _qty(r[1]), r[2], r[3]) for r in await cur.fetchall()]

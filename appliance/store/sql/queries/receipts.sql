@@ -1,0 +1,32 @@
+-- name: claim_request
+INSERT INTO processed_requests (request_id) VALUES (%(request_id)s)
+ON CONFLICT (request_id) DO NOTHING
+RETURNING request_id;
+
+-- name: receipt_by_request
+SELECT body FROM receipts WHERE request_id = %(request_id)s;
+
+-- name: record_receipt
+-- The receipt, its claim and its outbox message, in one statement of the action's
+-- transaction.
+WITH receipt AS (
+    INSERT INTO receipts
+        (receipt_id, request_id, action, status, source_kind, user_name, body)
+    VALUES
+        (%(receipt_id)s, %(request_id)s, %(action)s, %(status)s, %(source_kind)s,
+         %(user_name)s, %(body)s)
+), claim AS (
+    UPDATE processed_requests SET receipt_id = %(receipt_id)s
+    WHERE request_id = %(request_id)s
+)
+INSERT INTO outbox (topics, payload, qos, retain)
+VALUES (%(topics)s, %(payload)s, 1, false);
+
+-- name: outbox_batch
+SELECT id, topics, payload, qos, retain FROM outbox ORDER BY id LIMIT %(limit)s;
+
+-- name: outbox_delete
+DELETE FROM outbox WHERE id = ANY(%(ids)s);
+
+-- name: outbox_count
+SELECT count(*) FROM outbox;

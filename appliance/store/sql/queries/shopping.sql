@@ -1,0 +1,44 @@
+-- name: find_item
+SELECT id, name, quantity, unit, completed
+FROM shopping_items
+WHERE list_id = %(list_id)s AND key = %(key)s
+FOR UPDATE;
+
+-- name: insert_item
+INSERT INTO shopping_items (list_id, name, key, quantity, unit, added_by)
+VALUES (%(list_id)s, %(name)s, %(key)s, %(quantity)s, %(unit)s, %(user_id)s)
+RETURNING id;
+
+-- name: reopen_item
+UPDATE shopping_items
+SET name = %(name)s, quantity = %(quantity)s, unit = %(unit)s, completed = false,
+    completed_by = NULL, completed_at = NULL, added_by = %(user_id)s, added_at = now(),
+    updated_at = now()
+WHERE id = %(id)s;
+
+-- name: set_quantity
+UPDATE shopping_items
+SET quantity = %(quantity)s, unit = %(unit)s, updated_at = now()
+WHERE id = %(id)s;
+
+-- name: set_completed
+UPDATE shopping_items
+SET completed = %(completed)s,
+    completed_by = CASE WHEN %(completed)s THEN %(user_id)s::bigint END,
+    completed_at = CASE WHEN %(completed)s THEN now() END,
+    updated_at = now()
+WHERE id = %(id)s;
+
+-- name: delete_item
+DELETE FROM shopping_items WHERE id = %(id)s;
+
+-- name: list_items
+SELECT name, quantity, unit, completed
+FROM shopping_items
+WHERE list_id = %(list_id)s AND (%(include_completed)s OR NOT completed)
+ORDER BY completed, added_at, id;
+
+-- name: clear_completed
+DELETE FROM shopping_items
+WHERE list_id = %(list_id)s AND completed
+RETURNING name, quantity, unit, completed;

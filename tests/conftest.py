@@ -1,0 +1,95 @@
+"""Fixtures: a real PostgreSQL (embedded wheel) and a real mosquitto, on this machine.
+
+One PostgreSQL server for the session; each test that needs a database gets a fresh
+one cloned from a migrated template (fast, isolated). mosquitto runs with a password
+file and the shipped ACL, on a free port.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from appliance.settings import Settings
+from appliance.store.db import Database
+from appliance.store.embedded import EmbeddedPostgres
+from tests.support.mosquitto import USERS, Mosquitto
+
+TEMPLATE = "appliance_template"
+
+
+@pytest.fixture(scope="session")
+def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedPostgres]:
+    server = EmbeddedPostgres(tmp_path_factory.mktemp("pg"))
+    server.start()
+    with psycopg.connect(server.admin_url(), autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {TEMPLATE}")
+    template_db = Database(server.admin_url(TEMPLATE), Settings().db)
+
+    async def migrate() -> None:
+        await template_db.open()
+        await template_db.close()
+
+    asyncio.run(migrate())
+    yield server
+    server.stop(mode="immediate")
+
+
+@pytest.fixture
+def db_url(pg_server: EmbeddedPostgres) -> Iterator[str]:
+    """A fresh, migrated database for one test."""
+    name = f"t_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(pg_server.admin_url(), autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE}")
+    yield pg_server.admin_url(name)
+    with psycopg.connect(pg_server.admin_url(), autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+@pytest.fixture
+def settings(tmp_path: Path, db_url: str) -> Settings:
+    return Settings(
+        data_dir=tmp_path / "data",
+        timezone="America/Sao_Paulo",
+        db={"url": db_url},
+        mqtt={"url": "mqtt://127.0.0.1:1"},
+    )
+
+
+@pytest.fixture
+async def database(settings: Settings) -> AsyncIterator[Database]:
+    assert settings.db.url is not None
+    db = Database(settings.db.url.get_secret_value(), settings.db)
+    await db.open()
+    yield db
+    await db.close()
+
+
+@pytest.fixture
+def mosquitto(tmp_path: Path) -> Iterator[Mosquitto]:
+    broker = Mosquitto(tmp_path / "mosquitto")
+    broker.start()
+    yield broker
+    broker.stop(kill=True)
+
+
+@pytest.fixture
+def node_settings(tmp_path: Path, db_url: str, mosquitto: Mosquitto) -> Settings:
+    return Settings(
+        data_dir=tmp_path / "node",
+        timezone="America/Sao_Paulo",
+        node_id=f"test{uuid.uuid4().hex[:6]}",
+        db={"url": db_url},
+        mqtt={
+            "url": mosquitto.url,
+            "username": "appliance",
+            "password": USERS["appliance"],
+            "reconnect_max_seconds": 1.0,
+        },
+        actions={"state_debounce_ms": 20},
+    )

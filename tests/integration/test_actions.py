@@ -1,0 +1,191 @@
+"""Actions against a real PostgreSQL: what each command changes and what its receipt says."""
+
+from __future__ import annotations
+
+import datetime as dt
+import zoneinfo
+
+import pytest
+
+from appliance.actions.service import ActionService, Request, new_request_id
+from appliance.protocol import commands as c
+from appliance.protocol.receipts import Receipt, Source
+from appliance.protocol.topics import Topics
+from appliance.settings import Settings
+from appliance.store.db import Database
+
+pytestmark = pytest.mark.integration
+TZ = zoneinfo.ZoneInfo("America/Sao_Paulo")
+SOURCE = Source(kind="cli", user="ana")
+
+
+@pytest.fixture
+def service(database: Database, settings: Settings) -> ActionService:
+    return ActionService(database, settings, Topics())
+
+
+async def run(service: ActionService, command: c.Command, request_id: str | None = None) -> Receipt:
+    result = await service.execute(
+        Request(request_id=request_id or new_request_id(), source=SOURCE, command=command)
+    )
+    return result.receipt
+
+
+async def listed(service: ActionService) -> list[tuple[str, float | None, str | None, bool]]:
+    receipt = await run(service, c.ShoppingList(include_completed=True))
+    return [(i.name, i.quantity, i.unit, i.completed) for i in receipt.items]
+
+
+async def test_add_then_list_shows_quantity_and_unit(service: ActionService) -> None:
+    receipt = await run(service, c.ShoppingAdd(item="milk", quantity=2, unit="liters"))
+    assert receipt.status == "success"
+    assert receipt.action == "shopping.add"
+    assert [(i.name, i.quantity, i.unit) for i in receipt.items] == [("milk", 2.0, "l")]
+    assert await listed(service) == [("milk", 2.0, "l", False)]
+
+
+async def test_adding_an_open_item_merges_same_unit_quantities(service: ActionService) -> None:
+    await run(service, c.ShoppingAdd(item="milk", quantity=2, unit="l"))
+    receipt = await run(service, c.ShoppingAdd(item="Milk", quantity=1, unit="litre"))
+    assert receipt.status == "success"
+    assert receipt.details["merged"] is True
+    assert await listed(service) == [("milk", 3.0, "l", False)]
+
+
+async def test_adding_an_open_item_without_quantity_changes_nothing(
+    service: ActionService,
+) -> None:
+    await run(service, c.ShoppingAdd(item="eggs", quantity=12))
+    receipt = await run(service, c.ShoppingAdd(item="the eggs"))
+    assert (receipt.status, receipt.reason) == ("no_change", "already_on_list")
+    assert await listed(service) == [("eggs", 12.0, None, False)]
+
+
+async def test_adding_in_another_unit_is_a_conflict(service: ActionService) -> None:
+    await run(service, c.ShoppingAdd(item="rice", quantity=1, unit="kg"))
+    receipt = await run(service, c.ShoppingAdd(item="rice", quantity=2, unit="bag"))
+    assert (receipt.status, receipt.reason) == ("no_change", "unit_conflict")
+    assert await listed(service) == [("rice", 1.0, "kg", False)]
+
+
+async def test_plural_and_singular_are_the_same_item(service: ActionService) -> None:
+    await run(service, c.ShoppingAdd(item="tomatoes", quantity=3))
+    receipt = await run(service, c.ShoppingRemove(item="tomato"))
+    assert receipt.status == "success"
+    assert await listed(service) == []
+
+
+async def test_different_items_never_merge(service: ActionService) -> None:
+    await run(service, c.ShoppingAdd(item="milk"))
+    receipt = await run(service, c.ShoppingAdd(item="oat milk"))
+    assert receipt.status == "success"
+    assert sorted(n for n, *_ in await listed(service)) == ["milk", "oat milk"]
+
+
+async def test_complete_uncomplete_clear(service: ActionService) -> None:
+    await run(service, c.ShoppingAdd(item="bread"))
+    await run(service, c.ShoppingAdd(item="jam"))
+    done = await run(service, c.ShoppingComplete(item="bread"))
+    assert done.status == "success" and done.items[0].completed
+    again = await run(service, c.ShoppingComplete(item="bread"))
+    assert (again.status, again.reason) == ("no_change", "already_completed")
+    open_only = await run(service, c.ShoppingList())
+    assert [i.name for i in open_only.items] == ["jam"]
+    back = await run(service, c.ShoppingUncomplete(item="bread"))
+    assert back.status == "success" and not back.items[0].completed
+    await run(service, c.ShoppingComplete(item="jam"))
+    cleared = await run(service, c.ShoppingClearCompleted())
+    assert cleared.status == "success" and [i.name for i in cleared.items] == ["jam"]
+    assert await listed(service) == [("bread", None, None, False)]
+    nothing = await run(service, c.ShoppingClearCompleted())
+    assert nothing.status == "no_change"
+
+
+async def test_adding_a_completed_item_reopens_it(service: ActionService) -> None:
+    await run(service, c.ShoppingAdd(item="coffee", quantity=1, unit="pack"))
+    await run(service, c.ShoppingComplete(item="coffee"))
+    receipt = await run(service, c.ShoppingAdd(item="coffee", quantity=2, unit="pack"))
+    assert receipt.status == "success" and receipt.details["reopened"] is True
+    assert await listed(service) == [("coffee", 2.0, "pack", False)]
+
+
+async def test_removing_a_missing_item_is_not_found(service: ActionService) -> None:
+    receipt = await run(service, c.ShoppingRemove(item="caviar"))
+    assert (receipt.status, receipt.reason) == ("not_found", "not_on_list")
+
+
+async def test_same_request_id_returns_original_receipt_and_changes_nothing(
+    service: ActionService,
+) -> None:
+    first = await run(service, c.ShoppingAdd(item="milk", quantity=1, unit="l"), "req-1")
+    second = await run(service, c.ShoppingAdd(item="milk", quantity=1, unit="l"), "req-1")
+    assert second.receipt_id == first.receipt_id
+    assert second.duplicate is True
+    assert await listed(service) == [("milk", 1.0, "l", False)]
+
+
+async def test_rejection_is_recorded_and_changes_nothing(service: ActionService) -> None:
+    result = await service.execute(
+        Request(request_id="bad-1", source=SOURCE, rejection="invalid_json", action=None)
+    )
+    assert result.stored and result.receipt.status == "rejected"
+    assert result.receipt.reason == "invalid_json"
+    assert await listed(service) == []
+
+
+def at(day: dt.date, hour: int, minute: int = 0) -> dt.datetime:
+    return dt.datetime.combine(day, dt.time(hour, minute), tzinfo=TZ)
+
+
+async def test_agenda_add_list_next_move_remove(service: ActionService) -> None:
+    tomorrow = dt.datetime.now(TZ).date() + dt.timedelta(days=1)
+    added = await run(
+        service, c.AgendaAdd(title="Dentist", start=at(tomorrow, 15), duration_minutes=45,
+                             location="Clinic")  # fmt: skip
+    )
+    assert added.status == "success"
+    assert added.events[0].start == at(tomorrow, 15).isoformat()
+    assert added.events[0].end == at(tomorrow, 15, 45).isoformat()
+    await run(service, c.AgendaAdd(title="Piano lesson", start=at(tomorrow, 9)))
+    day_list = await run(service, c.AgendaList(range="tomorrow"))
+    assert [e.title for e in day_list.events] == ["Piano lesson", "Dentist"]
+    today = await run(service, c.AgendaList(range="today"))
+    assert today.events == []
+    nxt = await run(service, c.AgendaNext())
+    assert nxt.events[0].title == "Piano lesson"
+    moved = await run(service, c.AgendaMove(title="dentist", new_start=at(tomorrow, 16)))
+    assert moved.status == "success"
+    assert moved.events[0].start == at(tomorrow, 16).isoformat()
+    assert moved.events[0].end == at(tomorrow, 16, 45).isoformat()
+    removed = await run(service, c.AgendaRemove(title="piano lesson"))
+    assert removed.status == "success"
+    left = await run(service, c.AgendaList(range="week"))
+    assert [e.title for e in left.events] == ["Dentist"]
+
+
+async def test_all_day_event_and_day_listing(service: ActionService) -> None:
+    day = dt.datetime.now(TZ).date() + dt.timedelta(days=3)
+    added = await run(service, c.AgendaAdd(title="Grandma's birthday", start=day))
+    assert added.events[0].all_day and added.events[0].start == day.isoformat()
+    listed_day = await run(service, c.AgendaList(range="day", day=day))
+    assert [e.title for e in listed_day.events] == ["Grandma's birthday"]
+    other_day = await run(service, c.AgendaList(range="day", day=day + dt.timedelta(days=1)))
+    assert other_day.events == []
+
+
+async def test_ambiguous_remove_changes_nothing(service: ActionService) -> None:
+    base = dt.datetime.now(TZ).date() + dt.timedelta(days=1)
+    await run(service, c.AgendaAdd(title="Dentist", start=at(base, 10)))
+    await run(service, c.AgendaAdd(title="Dentist", start=at(base + dt.timedelta(days=7), 10)))
+    receipt = await run(service, c.AgendaRemove(title="dentist"))
+    assert (receipt.status, receipt.reason) == ("rejected", "ambiguous")
+    assert len(receipt.events) == 2
+    on_day = await run(service, c.AgendaRemove(title="dentist", day=base))
+    assert on_day.status == "success"
+    week = await run(service, c.AgendaList(range="week"))
+    assert len(week.events) == 0 or all(e.title == "Dentist" for e in week.events)
+
+
+async def test_remove_missing_event_is_not_found(service: ActionService) -> None:
+    receipt = await run(service, c.AgendaRemove(title="opera"))
+    assert (receipt.status, receipt.reason) == ("not_found", "no_matching_event")
