@@ -5,7 +5,10 @@ from __future__ import annotations
 import asyncio
 
 
-async def wait_any(*events: asyncio.Event | None, timeout: float | None = None) -> None:
+async def wait_any(
+    *events: asyncio.Event | None,
+    timeout: float | None = None,  # noqa: ASYNC109 - a bounded wait is the point
+) -> None:
     """Return when any of ``events`` is set, or after ``timeout`` seconds."""
     waiters = [asyncio.ensure_future(e.wait()) for e in events if e is not None]
     try:

@@ -118,8 +118,12 @@ async def _say(settings: Settings, args: argparse.Namespace) -> int:
     source = Source(kind="cli", user=args.user or settings.default_user, site=None)
     base = args.request_id or new_request_id()
     requests = [
-        Request(request_id=base if i == 1 else f"{base}.{i}", source=source, command=command,
-                details={"text": args.text})  # fmt: skip
+        Request(
+            request_id=base if i == 1 else f"{base}.{i}",
+            source=source,
+            command=command,
+            details={"text": args.text},
+        )
         for i, command in enumerate(commands, start=1)
     ]
     async with open_database(settings) as db:

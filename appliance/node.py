@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from appliance import __version__, sdnotify
-from appliance.aio import wait_any
 from appliance.actions.service import ActionService
+from appliance.aio import wait_any
 from appliance.bus.broker import EmbeddedBroker
 from appliance.bus.commands import Announcement, CommandDecoder, TextParser
 from appliance.bus.mqtt import Bus, BusConfig
@@ -127,15 +127,21 @@ class Node:
             parser_task = asyncio.create_task(asyncio.to_thread(load_parser, settings))
             async with open_database(settings) as db:
                 parser = await parser_task
-                await self._serve(db, parser, host, port, tls, stop)
+                await self._serve(db, parser=parser, host=host, port=port, tls=tls, stop=stop)
         finally:
             if broker is not None:
                 await broker.stop()
 
     async def _serve(
-        self, db: Database, parser: TextParser, host: str, port: int, tls: bool,
+        self,
+        db: Database,
+        *,
+        parser: TextParser,
+        host: str,
+        port: int,
+        tls: bool,
         stop: asyncio.Event,
-    ) -> None:  # fmt: skip
+    ) -> None:
         settings = self.settings
         bus = self.bus = Bus(self._bus_config(host, port, tls), self._on_message)
         state = StatePublisher(db, bus, settings, self.topics)
@@ -239,7 +245,7 @@ class Node:
         if not self.settings.homeassistant.discovery:
             return
         device = DeviceInfo(
-            device_id=f"appliance_{self.settings.node_id}",
+            device_id=self.settings.node_id,
             name=self.settings.homeassistant.device_name,
             sw_version=__version__,
         )

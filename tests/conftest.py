@@ -15,6 +15,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from appliance.node import Node
 from appliance.settings import Settings
 from appliance.store.db import Database
 from appliance.store.embedded import EmbeddedPostgres
@@ -93,3 +94,20 @@ def node_settings(tmp_path: Path, db_url: str, mosquitto: Mosquitto) -> Settings
         },
         actions={"state_debounce_ms": 20},
     )
+
+
+@pytest.fixture
+async def node(node_settings: Settings) -> AsyncIterator[Node]:
+    """A running node on the test broker and database."""
+    instance = Node(node_settings)
+    stop = asyncio.Event()
+    task = asyncio.create_task(instance.run(stop), name="node")
+    ready = asyncio.create_task(instance.ready.wait())
+    done, _ = await asyncio.wait({task, ready}, timeout=60, return_when=asyncio.FIRST_COMPLETED)
+    if task in done:
+        task.result()
+    assert ready in done, "node did not become ready in 60 s"
+    yield instance
+    stop.set()
+    async with asyncio.timeout(30):
+        await task

@@ -24,7 +24,9 @@ def day_start(day: dt.date, tz: zoneinfo.ZoneInfo) -> dt.datetime:
     return dt.datetime.combine(day, dt.time.min, tzinfo=tz)
 
 
-def day_bounds(day: dt.date, tz: zoneinfo.ZoneInfo, days: int = 1) -> tuple[dt.datetime, dt.datetime]:
+def day_bounds(
+    day: dt.date, tz: zoneinfo.ZoneInfo, days: int = 1
+) -> tuple[dt.datetime, dt.datetime]:
     # Add days on the date, not on the instant: a DST day is 23 or 25 hours long.
     return day_start(day, tz), day_start(day + dt.timedelta(days=days), tz)
 

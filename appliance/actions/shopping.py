@@ -110,9 +110,7 @@ async def uncomplete(ctx: Context, cmd: ShoppingUncomplete) -> Outcome:
 
 async def list_(ctx: Context, cmd: ShoppingList) -> Outcome:
     rows = await repo.list_items(ctx.conn, ctx.list_id, include_completed=cmd.include_completed)
-    return Outcome(
-        "success", items=[_row_item(r) for r in rows], details={"count": len(rows)}
-    )
+    return Outcome("success", items=[_row_item(r) for r in rows], details={"count": len(rows)})
 
 
 async def clear_completed(ctx: Context, cmd: ShoppingClearCompleted) -> Outcome:

@@ -71,8 +71,11 @@ class CommandDecoder:
             return None
         name = topic[len(self._cmd_prefix) :]
         if len(payload) > self._max:
-            return [self._reject({}, f"payload_too_large: {len(payload)} bytes, limit "
-                                     f"{self._max}", name)]  # fmt: skip
+            return [
+                self._reject(
+                    {}, f"payload_too_large: {len(payload)} bytes, limit {self._max}", name
+                )
+            ]
         try:
             data = json.loads(payload) if payload.strip() else {}
         except (UnicodeDecodeError, json.JSONDecodeError) as err:
@@ -101,8 +104,9 @@ class CommandDecoder:
         except UnicodeDecodeError:
             return [self._reject({}, "invalid_text: not UTF-8", "shopping.add", kind="ha")]
         if not text or len(text) > 120:
-            return [self._reject({}, "invalid_item: 1 to 120 characters", "shopping.add",
-                                 kind="ha")]  # fmt: skip
+            return [
+                self._reject({}, "invalid_item: 1 to 120 characters", "shopping.add", kind="ha")
+            ]
         command = None
         if self._parser is not None:
             phrase = _ADD_PHRASE.get(self._language, _ADD_PHRASE["en"]).format(text)
@@ -115,8 +119,9 @@ class CommandDecoder:
         text = data.get("text")
         lang = data.get("lang", self._language)
         if not isinstance(text, str) or not text.strip():
-            return [self._reject(data, "invalid_payload: text: a non-empty string is required",
-                                 None)]  # fmt: skip
+            return [
+                self._reject(data, "invalid_payload: text: a non-empty string is required", None)
+            ]
         if lang not in ("en", "pt", "pt-BR", "pt_BR"):
             return [self._reject(data, f"unsupported_language: {lang}", None)]
         if self._parser is None:
@@ -133,8 +138,9 @@ class CommandDecoder:
         for index, command in enumerate(commands, start=1):
             request_id = base if index == 1 else f"{base}.{index}"
             requests.append(
-                self._request({**data, "request_id": request_id}, "mqtt", command,
-                              details={"text": text})  # fmt: skip
+                self._request(
+                    {**data, "request_id": request_id}, "mqtt", command, details={"text": text}
+                )
             )
         return requests
 

@@ -8,6 +8,7 @@ acknowledgement at QoS 1 and raises ``BusError`` when there is no connection.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import random
 import ssl
@@ -107,12 +108,10 @@ class Bus:
                 self._client = None
                 if stop.is_set():
                     break
-                wait = min(delay, self.config.reconnect_max_seconds) * (0.75 + random.random() / 2)
+                wait = min(delay, self.config.reconnect_max_seconds) * (0.75 + random.random() / 2)  # noqa: S311 - jitter
                 _LOGGER.warning("MQTT connection lost (%s); retrying in %.1f s", err, wait)
-                try:
+                with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(stop.wait(), wait)
-                except TimeoutError:
-                    pass
                 delay = min(delay * 2, self.config.reconnect_max_seconds)
             finally:
                 self.connected.clear()

@@ -16,7 +16,7 @@ from appliance.actions.agenda import day_bounds, receipt_event
 from appliance.aio import wait_any
 from appliance.bus.mqtt import Bus
 from appliance.errors import BusError, StoreError
-from appliance.ha.discovery import fit_items
+from appliance.ha.discovery import fit_items, shopping_state_payload
 from appliance.protocol.topics import Topics
 from appliance.settings import Settings
 from appliance.store import agenda, households, shopping
@@ -78,13 +78,7 @@ class StatePublisher:
             {"name": r.name, "quantity": r.quantity, "unit": r.unit, "completed": r.completed}
             for r in rows
         ]
-        kept, truncated = fit_items(items)
-        return {
-            "open": sum(1 for r in rows if not r.completed),
-            "items": kept,
-            "truncated": truncated,
-            "updated_at": _now_iso(),
-        }
+        return shopping_state_payload(items, _now_iso())
 
     async def agenda_state(self) -> dict[str, Any]:
         tz = self._settings.tz
@@ -98,7 +92,7 @@ class StatePublisher:
             upcoming = await agenda.between(conn, home, now, horizon, limit=30)
         return {
             "next": receipt_event(nxt, tz).model_dump() if nxt else None,
-            "today": [receipt_event(r, tz).model_dump() for r in today],
+            "today": fit_items([receipt_event(r, tz).model_dump() for r in today])[0],
             "upcoming": [receipt_event(r, tz).model_dump() for r in upcoming],
             "updated_at": _now_iso(),
         }

@@ -21,9 +21,7 @@ from pydantic import (
     field_validator,
 )
 
-ItemName = Annotated[
-    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=120)
-]
+ItemName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=120)]
 Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
 Unit = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=24)]
 
@@ -51,7 +49,7 @@ class ShoppingAdd(_Command):
     @field_validator("unit")
     @classmethod
     def _unit(cls, value: str | None) -> str | None:
-        from appliance.actions.items import normalize_unit  # noqa: PLC0415
+        from appliance.actions.items import normalize_unit
 
         return normalize_unit(value) if value is not None else None
 
@@ -86,9 +84,7 @@ class AgendaAdd(_Command):
     start: AwareDatetime | dt.date
     end: AwareDatetime | None = None
     duration_minutes: int | None = Field(default=None, gt=0, le=60 * 24 * 14)
-    location: Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)] | None = (
-        None
-    )
+    location: Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)] | None = None
 
     @property
     def all_day(self) -> bool:

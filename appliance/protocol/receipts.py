@@ -16,7 +16,13 @@ from pydantic import BaseModel, ConfigDict, Field
 Status = Literal["success", "no_change", "not_found", "rejected", "needs_confirmation"]
 SourceKind = Literal["voice", "mqtt", "ha", "cli"]
 
-STATUSES: tuple[Status, ...] = ("success", "no_change", "not_found", "rejected", "needs_confirmation")
+STATUSES: tuple[Status, ...] = (
+    "success",
+    "no_change",
+    "not_found",
+    "rejected",
+    "needs_confirmation",
+)
 
 
 class ReceiptItem(BaseModel):

@@ -151,11 +151,14 @@ class EmbeddedPostgres:
         psql = str(self.bin_dir / "psql")
         deadline = time.monotonic() + timeout
         while True:
+            query = f"SELECT 1 FROM pg_database WHERE datname = '{DATABASE}'"  # noqa: S608
             probe = subprocess.run(  # noqa: S603 - fixed binary, no shell
-                [psql, "-XtA", "-d", self.admin_url(), "-c",
-                 f"SELECT 1 FROM pg_database WHERE datname = '{DATABASE}'"],
-                capture_output=True, text=True, timeout=30, check=False,
-            )  # fmt: skip
+                [psql, "-XtA", "-d", self.admin_url(), "-c", query],
+                capture_output=True,
+                text=True,
+                timeout=30,
+                check=False,
+            )
             if probe.returncode == 0:
                 break
             if time.monotonic() > deadline:

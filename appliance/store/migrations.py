@@ -10,7 +10,6 @@ import logging
 import re
 from dataclasses import dataclass
 from importlib import resources
-from typing import LiteralString, cast
 
 import psycopg
 
@@ -32,9 +31,7 @@ def available() -> list[Migration]:
     for entry in folder.iterdir():
         match = _FILE.match(entry.name)
         if match:
-            found.append(
-                Migration(int(match[1]), match[2], entry.read_text(encoding="utf-8"))
-            )
+            found.append(Migration(int(match[1]), match[2], entry.read_text(encoding="utf-8")))
     return sorted(found, key=lambda m: m.version)
 
 
@@ -57,7 +54,7 @@ async def migrate(conn: psycopg.AsyncConnection[object]) -> list[int]:
             _LOGGER.info("applying migration %04d_%s", migration.version, migration.name)
             async with conn.transaction():
                 # Migration files ship with the package; they are never built from input.
-                await conn.execute(cast(LiteralString, migration.sql))
+                await conn.execute(migration.sql)
                 await conn.execute(
                     "INSERT INTO schema_migrations (version, name) VALUES (%s, %s)",
                     (migration.version, migration.name),

@@ -140,8 +140,10 @@ def at(day: dt.date, hour: int, minute: int = 0) -> dt.datetime:
 async def test_agenda_add_list_next_move_remove(service: ActionService) -> None:
     tomorrow = dt.datetime.now(TZ).date() + dt.timedelta(days=1)
     added = await run(
-        service, c.AgendaAdd(title="Dentist", start=at(tomorrow, 15), duration_minutes=45,
-                             location="Clinic")  # fmt: skip
+        service,
+        c.AgendaAdd(
+            title="Dentist", start=at(tomorrow, 15), duration_minutes=45, location="Clinic"
+        ),
     )
     assert added.status == "success"
     assert added.events[0].start == at(tomorrow, 15).isoformat()

@@ -10,7 +10,11 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-USERS = {"appliance": "node-secret", "homeassistant": "ha-secret", "satellite-kitchen": "sat-secret"}
+USERS = {
+    "appliance": "node-secret",
+    "homeassistant": "ha-secret",
+    "satellite-kitchen": "sat-secret",
+}
 
 
 def free_port() -> int:
@@ -71,7 +75,7 @@ log_dest file {workdir / "mosquitto.log"}
             except OSError:
                 if self.proc.poll() is not None:
                     log = (self.workdir / "mosquitto.log").read_text(errors="replace")
-                    raise RuntimeError(f"mosquitto exited: {log[-2000:]}")
+                    raise RuntimeError(f"mosquitto exited: {log[-2000:]}") from None
                 time.sleep(0.05)
         raise RuntimeError("mosquitto did not listen in 10 s")
 

@@ -1,0 +1,40 @@
+# appliance: the two commands a newcomer needs are `make run` and `make test`.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+DATA_DIR ?= $(CURDIR)/.data
+PYTEST_ARGS ?=
+
+.PHONY: run test lint bench format clean venv
+
+venv: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $@
+
+## Start the node on embedded defaults (own PostgreSQL and MQTT broker) in $(DATA_DIR).
+run: venv
+	$(VENV)/bin/appliance --data-dir $(DATA_DIR) run
+
+## Run the whole test suite (needs mosquitto installed: see .ci/run).
+test: venv
+	$(PY) -m pytest -q $(PYTEST_ARGS)
+
+lint: venv
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
+
+format: venv
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
+
+## Benchmarks; numbers go to bench/results/*.json.
+bench: venv
+	$(PY) -m bench
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""Home Assistant integration: MQTT discovery payloads for the main node."""

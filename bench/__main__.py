@@ -1,0 +1,44 @@
+"""``python -m bench [NAME ...]``: run benchmarks, write bench/results/<name>.json."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import platform
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from bench import commands, startup
+
+RESULTS = Path(__file__).resolve().parent / "results"
+BENCHMARKS: dict[str, Callable[[], dict[str, Any]]] = {
+    "commands": commands.run,
+    "startup": startup.run,
+}
+
+
+def main(names: list[str]) -> int:
+    RESULTS.mkdir(exist_ok=True)
+    for name in names or list(BENCHMARKS):
+        print(f"bench {name} ...", flush=True)
+        figures = BENCHMARKS[name]()
+        record = {
+            "benchmark": name,
+            "when": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            "machine": {
+                "cpus": os.cpu_count(),
+                "python": platform.python_version(),
+                "platform": platform.platform(),
+            },
+            "figures": figures,
+        }
+        (RESULTS / f"{name}.json").write_text(json.dumps(record, indent=2) + "\n")
+        print(json.dumps(figures, indent=2), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
