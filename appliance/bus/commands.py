@@ -206,9 +206,18 @@ class CommandDecoder:
 _ADD_PHRASE = {"en": "add {} to the shopping list", "pt": "adicione {} à lista de compras"}
 
 
+_TYPE_TAGS = frozenset(
+    {"datetime", "date", "float", "int", "str", "bool", "none", "function-after"}
+)
+
+
 def _describe(err: ValidationError) -> str:
-    parts = []
-    for error in err.errors()[:3]:
-        where = ".".join(str(p) for p in error["loc"] if not str(p).startswith("function-"))
-        parts.append(f"{where or 'payload'}: {error['msg']}")
-    return "; ".join(parts)
+    """``field: problem`` for the first problem of each field, without union noise."""
+    seen: dict[str, str] = {}
+    for error in err.errors():
+        path = [str(p) for p in error["loc"]]
+        if path and path[0] in ACTIONS:
+            path = path[1:]
+        where = ".".join(p for p in path if p not in _TYPE_TAGS and not p.startswith("function-"))
+        seen.setdefault(where or "payload", error["msg"])
+    return "; ".join(f"{where}: {msg}" for where, msg in list(seen.items())[:3])
