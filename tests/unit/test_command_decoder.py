@@ -150,7 +150,7 @@ def test_home_assistant_text_entity_uses_the_parser_for_quantities() -> None:
 
 
 def test_announcement_and_foreign_topics() -> None:
-    result = decoder().decode("appliance/ha/announce", "Dinner is ready".encode())
+    result = decoder().decode("appliance/ha/announce", b"Dinner is ready")
     assert result == Announcement("Dinner is ready")
     assert decoder().decode("appliance/ha/announce", b"  ") is None
     assert decoder().decode("other/topic", b"{}") is None
