@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -26,6 +27,7 @@ import paho.mqtt.client as mqtt
 from tests.support.mosquitto import USERS, Mosquitto
 
 ROOT = Path(__file__).resolve().parents[1]
+NODE_COMMAND = [sys.executable, "-m", "appliance"]
 
 
 class Load:
@@ -47,6 +49,7 @@ class Load:
         subscribed = threading.Event()
         self.client.on_subscribe = lambda *a: subscribed.set()
         self.client.connect("127.0.0.1", port)
+        _nodelay(self.client)
         self.client.loop_start()
         self.client.subscribe(receipt_filter, qos=1)
         subscribed.wait(10)
@@ -102,6 +105,13 @@ class Load:
         self.client.disconnect()
 
 
+def _nodelay(client: mqtt.Client) -> None:
+    """Send each MQTT packet at once (Nagle would hold it for the peer's delayed ACK)."""
+    sock = client.socket()
+    if isinstance(sock, socket.socket):
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
 def echo_responder(port: int) -> mqtt.Client:
     """Answers every command on appliance/cmd/# with one publish, like a node without work."""
     client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="bench-echo")
@@ -117,6 +127,7 @@ def echo_responder(port: int) -> mqtt.Client:
     ready = threading.Event()
     client.on_subscribe = lambda *a: ready.set()
     client.connect("127.0.0.1", port)
+    _nodelay(client)
     client.loop_start()
     client.subscribe("appliance/cmd/#", qos=1)
     ready.wait(10)
@@ -135,7 +146,7 @@ def start_node(data_dir: Path, broker: Mosquitto) -> tuple[subprocess.Popen[byte
     }
     start = time.perf_counter()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "appliance", "run"], env=env, stderr=subprocess.PIPE,
+        [*NODE_COMMAND, "run"], env=env, stderr=subprocess.PIPE,
         stdout=subprocess.DEVNULL,
     )  # fmt: skip
     assert proc.stderr is not None
@@ -143,6 +154,7 @@ def start_node(data_dir: Path, broker: Mosquitto) -> tuple[subprocess.Popen[byte
         line = raw.decode(errors="replace")
         if " ready in " in line:
             ready = time.perf_counter() - start
+            # Keep reading, or the node blocks on a full pipe.
             threading.Thread(target=proc.stderr.read, daemon=True).start()
             return proc, ready
     raise RuntimeError("node exited before it was ready")

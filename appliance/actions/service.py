@@ -1,9 +1,9 @@
 """The action service: commands in, receipts out, one transaction at a time.
 
-Queued commands are committed together (group commit), each inside its own savepoint:
-its change, its receipt and its outbox message stand or fall together, and a failing
-command never touches the others. A request id seen before answers with the original
-receipt and changes nothing.
+Queued commands are committed together (group commit): each command's change, its
+receipt and its outbox message stand or fall together, and a command that fails in
+the database is retried alone, so it never takes the others down. A request id seen
+before answers with the original receipt and changes nothing.
 """
 
 from __future__ import annotations
@@ -15,11 +15,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import psycopg
-
 from appliance.actions import agenda, shopping
 from appliance.actions.context import Context, Handler, Outcome
-from appliance.errors import StoreError
+from appliance.errors import StoreError, StoreUnavailableError
 from appliance.protocol.commands import Command
 from appliance.protocol.receipts import Receipt, Source
 from appliance.protocol.topics import Topics
@@ -102,51 +100,65 @@ class ActionService:
         return (await self.execute_batch([request]))[0]
 
     async def execute_batch(self, requests: Sequence[Request]) -> list[Result]:
-        """Execute in order, commit once; on a database outage every request is rejected.
+        """Execute in order and commit once (group commit).
 
-        The rejected receipts of an outage are not stored (``stored`` False): the
-        caller publishes them directly, and a retry with the same request id runs anew.
+        If the batch fails in the database, its commands run again one transaction
+        each, so one bad command cannot sink the others; one that fails alone gets a
+        ``rejected`` receipt. On an outage every request is rejected, unstored
+        (``stored`` False): the caller publishes those receipts, and a retry with the
+        same request id runs anew.
         """
         if not requests:
             return []
         try:
             ids = {r.source.user: await self._resolve(r.source.user) for r in requests}
-            now = dt.datetime.now(self._settings.tz)
-            results: list[Result] = []
-            domains: set[str] = set()
-            async with self._db.transaction() as conn:
-                for request in requests:
-                    result = await self._one(conn, request, ids[request.source.user], now)
-                    results.append(result)
-                    receipt = result.receipt
-                    if receipt.status == "success" and receipt.action and not receipt.duplicate:
-                        domains.add(receipt.action.partition(".")[0])
+            try:
+                results = await self._transaction(requests, ids)
+            except StoreUnavailableError:
+                raise
+            except StoreError as err:
+                _LOGGER.warning("batch of %d failed (%s); one by one", len(requests), err)
+                results = [await self._alone(r, ids) for r in requests]
         except StoreError as err:
             _LOGGER.error("database failed for %d commands: %s", len(requests), err)
             return [Result(self._unavailable(r, str(err)), stored=False) for r in requests]
-        self._on_commit(domains)
+        self._on_commit(
+            {
+                r.receipt.action.partition(".")[0]
+                for r in results
+                if r.receipt.status == "success" and r.receipt.action and not r.receipt.duplicate
+            }
+        )
         return results
 
-    async def _one(self, conn: Conn, request: Request, ids: _Ids, now: dt.datetime) -> Result:
+    async def _transaction(self, requests: Sequence[Request], ids: dict[str, _Ids]) -> list[Result]:
+        now = dt.datetime.now(self._settings.tz)
+        async with self._db.transaction() as conn, conn.pipeline():
+            # Pipeline mode: statements whose results nobody reads (inserts, the
+            # receipt) travel with the next query instead of costing a round trip each.
+            return [await self._one(conn, r, ids[r.source.user], now) for r in requests]
+
+    async def _alone(self, request: Request, ids: dict[str, _Ids]) -> Result:
         try:
-            async with conn.transaction():
-                if not await receipt_store.claim(conn, request.request_id):
-                    return await self._duplicate(conn, request)
-                outcome = await self._outcome(conn, request, ids, now)
-                receipt = self._receipt(request, outcome)
-                await receipt_store.record(conn, receipt, self.topics_for(request.request_id))
-                return Result(receipt, stored=True)
-        except psycopg.OperationalError:
+            return (await self._transaction([request], ids))[0]
+        except StoreUnavailableError:
             raise
-        except psycopg.Error as err:
-            # The savepoint rolled the command back; record why, the batch goes on.
-            _LOGGER.exception("command %s failed in the database", request.action)
-            async with conn.transaction():
-                reason = f"database_error: {type(err).__name__}"
-                receipt = self._receipt(request, Outcome("rejected", reason))
+        except StoreError as err:
+            _LOGGER.error("command %s failed in the database: %s", request.action, err)
+            receipt = self._receipt(request, Outcome("rejected", f"database_error: {err}"))
+            async with self._db.transaction() as conn:
                 if await receipt_store.claim(conn, request.request_id):
                     await receipt_store.record(conn, receipt, self.topics_for(request.request_id))
-                return Result(receipt, stored=True)
+                    return Result(receipt, stored=True)
+                return await self._duplicate(conn, request)
+
+    async def _one(self, conn: Conn, request: Request, ids: _Ids, now: dt.datetime) -> Result:
+        if not await receipt_store.claim(conn, request.request_id):
+            return await self._duplicate(conn, request)
+        outcome = await self._outcome(conn, request, ids, now)
+        receipt = self._receipt(request, outcome)
+        await receipt_store.record(conn, receipt, self.topics_for(request.request_id))
+        return Result(receipt, stored=True)
 
     async def _outcome(self, conn: Conn, request: Request, ids: _Ids, now: dt.datetime) -> Outcome:
         if request.command is None:

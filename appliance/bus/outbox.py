@@ -20,7 +20,7 @@ _LOGGER = logging.getLogger(__name__)
 
 
 class OutboxPublisher:
-    def __init__(self, db: Database, bus: Bus, *, batch: int = 500, poll_seconds: float = 2.0):
+    def __init__(self, db: Database, bus: Bus, *, batch: int = 100, poll_seconds: float = 2.0):
         self._db = db
         self._bus = bus
         self._batch = batch

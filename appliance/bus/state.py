@@ -24,6 +24,7 @@ from appliance.store.db import Database
 
 _LOGGER = logging.getLogger(__name__)
 DOMAINS = ("shopping", "agenda")
+_STATE_ROWS = 400
 
 
 class StatePublisher:
@@ -73,12 +74,19 @@ class StatePublisher:
         async with self._db.transaction() as conn:
             home = await households.ensure_household(conn, "home")
             list_id = await households.ensure_list(conn, home, self._settings.actions.default_list)
-            rows = await shopping.list_items(conn, list_id, include_completed=True)
+            # More than fit in the retained payload are never needed.
+            rows = await shopping.list_items(
+                conn, list_id, include_completed=True, limit=_STATE_ROWS
+            )
+            open_count = await shopping.count_open(conn, list_id)
         items = [
             {"name": r.name, "quantity": r.quantity, "unit": r.unit, "completed": r.completed}
             for r in rows
         ]
-        return shopping_state_payload(items, _now_iso())
+        payload = shopping_state_payload(items, _now_iso())
+        payload["open"] = open_count
+        payload["truncated"] = payload["truncated"] or len(rows) == _STATE_ROWS
+        return payload
 
     async def agenda_state(self) -> dict[str, Any]:
         tz = self._settings.tz

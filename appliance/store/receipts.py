@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from psycopg.types.json import Jsonb
-
 from appliance.protocol.receipts import Receipt
 from appliance.store.db import Conn
 from appliance.store.queries import queries
@@ -43,7 +41,7 @@ async def record(conn: Conn, receipt: Receipt, topics: list[str]) -> None:
         {"receipt_id": receipt.receipt_id, "request_id": receipt.request_id,
          "action": receipt.action, "status": receipt.status,
          "source_kind": receipt.source.kind, "user_name": receipt.source.user,
-         "body": Jsonb(receipt.to_json_obj()), "topics": topics, "payload": payload},
+         "body": payload.decode(), "topics": topics, "payload": payload},
     )  # fmt: skip
 
 

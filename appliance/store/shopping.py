@@ -77,9 +77,13 @@ async def delete(conn: Conn, item_id: int) -> None:
     await conn.execute(_Q["delete_item"], {"id": item_id})
 
 
-async def list_items(conn: Conn, list_id: int, *, include_completed: bool) -> list[ItemRow]:
+async def list_items(
+    conn: Conn, list_id: int, *, include_completed: bool, limit: int = 1000
+) -> list[ItemRow]:
+    """Open items first, oldest first; at most ``limit``."""
     cur = await conn.execute(
-        _Q["list_items"], {"list_id": list_id, "include_completed": include_completed}
+        _Q["list_items"],
+        {"list_id": list_id, "include_completed": include_completed, "limit": limit},
     )
     return [ItemRow(0, r[0], _qty(r[1]), r[2], r[3]) for r in await cur.fetchall()]
 
@@ -87,3 +91,9 @@ async def list_items(conn: Conn, list_id: int, *, include_completed: bool) -> li
 async def clear_completed(conn: Conn, list_id: int) -> list[ItemRow]:
     cur = await conn.execute(_Q["clear_completed"], {"list_id": list_id})
     return [ItemRow(0, r[0], _qty(r[1]), r[2], r[3]) for r in await cur.fetchall()]
+
+
+async def count_open(conn: Conn, list_id: int) -> int:
+    cur = await conn.execute(_Q["count_open"], {"list_id": list_id})
+    row = await cur.fetchone()
+    return int(row[0]) if row else 0

@@ -191,3 +191,30 @@ async def test_ambiguous_remove_changes_nothing(service: ActionService) -> None:
 async def test_remove_missing_event_is_not_found(service: ActionService) -> None:
     receipt = await run(service, c.AgendaRemove(title="opera"))
     assert (receipt.status, receipt.reason) == ("not_found", "no_matching_event")
+
+
+async def test_a_command_failing_in_the_database_does_not_sink_its_batch(
+    service: ActionService, database: Database
+) -> None:
+    async with database.transaction() as conn:
+        await conn.execute(
+            "CREATE FUNCTION poison() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+            "IF NEW.name = 'poison' THEN RAISE EXCEPTION 'poisoned'; END IF; RETURN NEW; END $$"
+        )
+        await conn.execute(
+            "CREATE TRIGGER poison BEFORE INSERT ON shopping_items "
+            "FOR EACH ROW EXECUTE FUNCTION poison()"
+        )
+    requests = [
+        Request(request_id=f"batch-{name}", source=SOURCE, command=c.ShoppingAdd(item=name))
+        for name in ("milk", "poison", "eggs")
+    ]
+    results = await service.execute_batch(requests)
+    assert [r.receipt.status for r in results] == ["success", "rejected", "success"]
+    assert results[1].receipt.reason is not None
+    assert results[1].receipt.reason.startswith("database_error")
+    assert all(r.stored for r in results)
+    assert sorted(n for n, *_ in await listed(service)) == ["eggs", "milk"]
+    # The rejection is final for that request id.
+    again = await service.execute(requests[1])
+    assert again.receipt.duplicate and again.receipt.status == "rejected"

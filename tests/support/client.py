@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import socket
 import uuid
 from collections.abc import AsyncIterator
 from typing import Any
@@ -89,6 +90,7 @@ async def ha_client(
         identifier=client_id,
         clean_session=clean_session,
         max_queued_outgoing_messages=0,
+        socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)],
     ) as client:
         ha = HaClient(client)
         await client.subscribe("appliance/receipts/#", qos=1)

@@ -47,6 +47,7 @@ acl_file {workdir / "acl"}
 listener {self.port} 127.0.0.1
 max_queued_messages 100000
 max_inflight_messages 100
+set_tcp_nodelay true
 persistence true
 persistence_location {workdir}/
 autosave_interval 1

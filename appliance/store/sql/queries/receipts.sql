@@ -14,7 +14,7 @@ WITH receipt AS (
         (receipt_id, request_id, action, status, source_kind, user_name, body)
     VALUES
         (%(receipt_id)s, %(request_id)s, %(action)s, %(status)s, %(source_kind)s,
-         %(user_name)s, %(body)s)
+         %(user_name)s, %(body)s::jsonb)
 ), claim AS (
     UPDATE processed_requests SET receipt_id = %(receipt_id)s
     WHERE request_id = %(request_id)s

@@ -36,7 +36,11 @@ DELETE FROM shopping_items WHERE id = %(id)s;
 SELECT name, quantity, unit, completed
 FROM shopping_items
 WHERE list_id = %(list_id)s AND (%(include_completed)s OR NOT completed)
-ORDER BY completed, added_at, id;
+ORDER BY completed, added_at, id
+LIMIT %(limit)s;
+
+-- name: count_open
+SELECT count(*) FROM shopping_items WHERE list_id = %(list_id)s AND NOT completed;
 
 -- name: clear_completed
 DELETE FROM shopping_items

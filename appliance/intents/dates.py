@@ -1,0 +1,388 @@
+"""Dates, times, durations and time ranges inside a phrase.
+
+A small grammar of regular expressions (from ``sentences/lexicon/<lang>.yaml``) runs over
+the canonical form of the words: folded, spelled-out numbers turned into digits,
+one space between tokens. Each match becomes a ``Fragment`` that remembers which
+words it covers, so the rest of the phrase (an event title, a location) keeps the
+user's own words. dateparser 1.5 got too many of our target phrases wrong
+("on friday at 10", "amanhã às 15h", "sexta às 16h") to be the primary resolver;
+see ``appliance/intents/dateparse.py`` for where it is still used.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+from appliance.intents.lexicon import DateWords, Lexicon
+from appliance.intents.numbers import format_number, number_spans, parse_decimal
+from appliance.intents.text import Word, phrase_alternation
+
+_PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
+_NIGHT_FROM = 5  # "at 8 at night" is 20:00, "at 2 at night" stays 02:00
+_GUESS_PM_UNTIL = 7  # a bare "at 3" is 15:00; "at 8" is 08:00
+_LABELS = {0: "today", 1: "tomorrow"}
+
+
+@dataclass(frozen=True)
+class Clock:
+    """A time as said: the hour may still need "am"/"pm" from context."""
+
+    hour: int
+    minute: int = 0
+    meridiem: str | None = None
+    explicit: bool = False  # "15h", "07:30": no am/pm guessing
+
+
+@dataclass(frozen=True)
+class Fragment:
+    """One date/time expression covering ``words[start:end]``."""
+
+    start: int
+    end: int
+    date: dt.date | None = None
+    label: str | None = None  # "today" / "tomorrow" when said with those words
+    time: Clock | None = None
+    end_time: Clock | None = None
+    period: str | None = None
+    duration: int | None = None
+
+
+@dataclass(frozen=True)
+class When:
+    """Everything a phrase said about when."""
+
+    date: dt.date | None = None
+    label: str | None = None
+    time: dt.time | None = None
+    end_time: dt.time | None = None
+    duration_minutes: int | None = None
+    conflict: bool = False
+    fragments: tuple[Fragment, ...] = field(default=())
+
+    @property
+    def empty(self) -> bool:
+        """True when no date or time was found."""
+        return self.date is None and self.time is None
+
+    def covered(self) -> set[int]:
+        """Indexes of the words that belong to a date/time expression."""
+        return {i for f in self.fragments for i in range(f.start, f.end)}
+
+    def start(self, now: dt.datetime) -> dt.datetime | dt.date | None:
+        """Start as an aware datetime, a date (all day) or None."""
+        tz = now.tzinfo
+        if self.time is not None:
+            if self.date is not None:
+                return dt.datetime.combine(self.date, self.time, tzinfo=tz)
+            candidate = dt.datetime.combine(now.date(), self.time, tzinfo=tz)
+            if candidate <= now:
+                candidate = dt.datetime.combine(
+                    now.date() + dt.timedelta(days=1), self.time, tzinfo=tz
+                )
+            return candidate
+        return self.date
+
+    def end(self, start: dt.datetime | dt.date | None) -> dt.datetime | None:
+        """End as an aware datetime when an end time was said."""
+        if self.end_time is None or not isinstance(start, dt.datetime):
+            return None
+        end = dt.datetime.combine(start.date(), self.end_time, tzinfo=start.tzinfo)
+        if end <= start:
+            end += dt.timedelta(days=1)
+        return end
+
+
+def _resolve_clock(clock: Clock, period: str | None) -> dt.time:
+    hour = clock.hour
+    meridiem = clock.meridiem or (period if period in ("am", "pm") else None)
+    if meridiem == "am":
+        hour = 0 if hour == 12 else hour
+    elif meridiem == "pm":
+        hour = hour + 12 if hour < 12 else hour
+    elif period == "night":
+        if hour == 12:
+            hour = 0
+        elif _NIGHT_FROM <= hour < 12:
+            hour += 12
+    elif not clock.explicit and 1 <= hour <= _GUESS_PM_UNTIL:
+        hour += 12
+    return dt.time(hour, clock.minute)
+
+
+def _share_meridiem(start: Clock, end: Clock) -> Clock:
+    """ "from 3 to 4 pm": the start takes the end's am/pm when that keeps it earlier."""
+    if start.meridiem is not None or end.meridiem is None:
+        return start
+    same = replace(start, meridiem=end.meridiem)
+    if _resolve_clock(same, None) <= _resolve_clock(end, None):
+        return same
+    return replace(start, meridiem="am" if end.meridiem == "pm" else "pm")
+
+
+def _next_day_of_month(today: dt.date, day: int) -> dt.date | None:
+    year, month = today.year, today.month
+    for _ in range(13):
+        try:
+            candidate = dt.date(year, month, day)
+        except ValueError:
+            candidate = None
+        if candidate is not None and candidate >= today:
+            return candidate
+        month += 1
+        if month > 12:
+            year, month = year + 1, 1
+    return None
+
+
+def _dated(today: dt.date, year: int | None, month: int, day: int) -> dt.date | None:
+    try:
+        candidate = dt.date(year or today.year, month, day)
+        if year is None and candidate < today:
+            candidate = dt.date(today.year + 1, month, day)
+    except ValueError:
+        return None
+    return candidate
+
+
+class DateGrammar:
+    """The compiled date/time patterns of one language."""
+
+    def __init__(self, lexicon: Lexicon) -> None:
+        self._lang = lexicon.language
+        self._words: DateWords = lexicon.dates
+        tables = self._words.tables()
+        self._not_numbers = frozenset(
+            word
+            for name in ("weekdays", "months", "relative_periods", "minute_words", "clock_words")
+            for key in tables[name]
+            for word in key.split()
+        )
+
+        def expand(match: re.Match[str]) -> str:
+            return f"(?:{phrase_alternation(tables[match.group(1)])})"
+
+        self._patterns = tuple(
+            re.compile(_PLACEHOLDER.sub(expand, pattern) + "(?= |$)")
+            for pattern in self._words.patterns
+        )
+
+    # -- canonical text -----------------------------------------------------
+
+    def _canonical(self, words: Sequence[Word]) -> tuple[str, list[int], dict[int, int]]:
+        """Canonical text, the word index of each token, and token ends -> word end."""
+        spans = {s.start: s for s in number_spans(words, self._lang, self._not_numbers)}
+        tokens: list[str] = []
+        first_words: list[int] = []
+        ends: dict[int, int] = {}
+        index = 0
+        offset = 0
+        while index < len(words):
+            if words[index].key == ",":  # "December 5, 2027"
+                index += 1
+                continue
+            span = spans.get(index)
+            if span is not None and span.digits is None:
+                token, nxt = format_number(span.value), span.end
+            else:
+                key = words[index].key
+                token, nxt = (key[:-2] if key.endswith("'s") else key), index + 1
+            tokens.append(token)
+            first_words.append(index)
+            offset += len(token)
+            ends[offset] = nxt
+            offset += 1
+            index = nxt
+        return " ".join(tokens), first_words, ends
+
+    # -- interpretation -----------------------------------------------------
+
+    def _date(self, g: Mapping[str, str], today: dt.date) -> tuple[dt.date | None, str | None]:
+        """The date of a match and its label ("today"/"tomorrow"), by the groups present."""
+        readers = (
+            ("rel", self._relative),
+            ("relp", self._relative),
+            ("wd", self._weekday),
+            ("numdate", self._numeric),
+            ("day", self._day_of_month),
+            ("in_n", self._in_days),
+        )
+        for group, reader in readers:
+            if group in g:
+                return reader(g, today)
+        return None, None
+
+    def _relative(self, g: Mapping[str, str], today: dt.date) -> tuple[dt.date | None, str | None]:
+        w = self._words
+        offset = w.relative_days[g["rel"]] if "rel" in g else w.relative_periods[g["relp"]][0]
+        return today + dt.timedelta(days=offset), _LABELS.get(offset)
+
+    def _weekday(self, g: Mapping[str, str], today: dt.date) -> tuple[dt.date | None, str | None]:
+        delta = (self._words.weekdays[g["wd"]] - today.weekday()) % 7
+        if "wdthis" not in g and delta == 0:
+            delta = 7
+        return today + dt.timedelta(days=delta), None
+
+    def _numeric(self, g: Mapping[str, str], today: dt.date) -> tuple[dt.date | None, str | None]:
+        return self._numeric_date(g["numdate"], today), None
+
+    def _day_of_month(
+        self, g: Mapping[str, str], today: dt.date
+    ) -> tuple[dt.date | None, str | None]:
+        day = int(g["day"])
+        if "month" in g:
+            year = int(g["year"]) if "year" in g else None
+            return _dated(today, year, self._words.months[g["month"]], day), None
+        return _next_day_of_month(today, day), None
+
+    def _in_days(self, g: Mapping[str, str], today: dt.date) -> tuple[dt.date | None, str | None]:
+        w = self._words
+        count = 1 if g["in_n"] in w.one_words else int(g["in_n"])
+        return today + dt.timedelta(days=count * w.day_units[g["in_unit"]]), None
+
+    def _numeric_date(self, text: str, today: dt.date) -> dt.date | None:
+        if "-" in text:
+            iso_year, iso_month, iso_day = (int(p) for p in text.split("-"))
+            return _dated(today, iso_year, iso_month, iso_day)
+        parts = [int(p) for p in text.split("/")]
+        first, second = parts[0], parts[1]
+        month, day = (first, second) if self._words.numeric_order == "mdy" else (second, first)
+        year: int | None = None
+        if len(parts) == 3:
+            year = parts[2] + 2000 if parts[2] < 100 else parts[2]
+        return _dated(today, year, month, day)
+
+    def _clock(self, g: Mapping[str, str], prefix: str = "") -> Clock | None:
+        w = self._words
+        minute = next((int(v) for k, v in g.items() if k.startswith(prefix + "m_")), 0)
+        if prefix + "clock" in g:
+            base = w.clock_words[g[prefix + "clock"]]
+            extra = w.minute_words.get(g.get("mword", ""), 0)
+            return Clock(base.hour, base.minute + extra, explicit=True)
+        if prefix + "h" not in g:
+            return None
+        raw_hour = g[prefix + "h"]
+        hour = int(raw_hour)
+        if not prefix and "mword" in g:
+            word = g["mword"]
+            minute = w.minute_words[word] if word in w.minute_words else int(word)
+            if g.get("mdir") in ("to", "before"):
+                hour, minute = (hour - 1) % 24, 60 - minute
+        meridiem = w.meridiem.get(g.get(prefix + "ampm", ""))
+        if hour > 23 or minute > 59 or (meridiem is not None and not 1 <= hour <= 12):
+            return None
+        explicit = (
+            hour > 12
+            or hour == 0
+            or (len(raw_hour) == 2 and raw_hour[0] == "0")  # "07:30"
+            or prefix + "h24" in g  # "7h", "7h30"
+        )
+        return Clock(hour, minute, meridiem, explicit)
+
+    def _duration(self, g: Mapping[str, str]) -> int | None:
+        if "dur_halfhour" in g:
+            return 30
+        if "dur_n" not in g:
+            return None
+        raw = g["dur_n"]
+        count = 1.0 if raw in self._words.one_words else parse_decimal(raw)
+        if count is None:
+            return None
+        minutes = count * self._words.duration_units[g["dur_unit"]]
+        if "dur_half" in g:
+            minutes += 30 if self._words.duration_units[g["dur_unit"]] == 60 else 0.5
+        if "dur_m" in g:
+            minutes += int(g["dur_m"])
+        return round(minutes) if minutes >= 1 else None
+
+    def _fragment(
+        self, g: Mapping[str, str], today: dt.date, start: int, end: int
+    ) -> Fragment | None:
+        date, label = self._date(g, today)
+        if ("day" in g or "numdate" in g) and date is None:
+            return None  # "February 30"
+        time = self._clock(g)
+        end_time = self._clock(g, "e")
+        if ("h" in g and time is None) or ("eh" in g and end_time is None):
+            return None
+        if time is not None and end_time is not None:
+            time = _share_meridiem(time, end_time)
+        period = self._words.periods.get(g.get("period", ""))
+        if "relp" in g:
+            period = self._words.periods.get(self._words.relative_periods[g["relp"]][1])
+        return Fragment(
+            start=start,
+            end=end,
+            date=date,
+            label=label,
+            time=time,
+            end_time=end_time,
+            period=period,
+            duration=self._duration(g),
+        )
+
+    # -- public ---------------------------------------------------------------
+
+    def scan(self, words: Sequence[Word], today: dt.date) -> list[Fragment]:
+        """All date/time fragments in ``words``, left to right, longest first."""
+        text, first_words, ends = self._canonical(words)
+        starts = [0]
+        for index, char in enumerate(text):
+            if char == " ":
+                starts.append(index + 1)
+        fragments: list[Fragment] = []
+        token = 0
+        while token < len(first_words):
+            best: tuple[int, Fragment] | None = None
+            for pattern in self._patterns:
+                match = pattern.match(text, starts[token])
+                if match is None or match.end() not in ends:
+                    continue
+                if best is not None and match.end() <= best[0]:
+                    continue
+                groups = {k: v for k, v in match.groupdict().items() if v is not None}
+                fragment = self._fragment(groups, today, first_words[token], ends[match.end()])
+                if fragment is not None:
+                    best = (match.end(), fragment)
+            if best is None:
+                token += 1
+                continue
+            fragments.append(best[1])
+            while token < len(first_words) and first_words[token] < best[1].end:
+                token += 1
+        return fragments
+
+    def when(self, words: Sequence[Word], today: dt.date) -> When:
+        """Combine the fragments of ``words`` into one ``When``."""
+        fragments = tuple(self.scan(words, today))
+        dates = [f for f in fragments if f.date is not None]
+        times = [f for f in fragments if f.time is not None]
+        ends = [f for f in fragments if f.end_time is not None]
+        durations = [f.duration for f in fragments if f.duration is not None]
+        periods = [f.period for f in fragments if f.period is not None]
+        conflict = (
+            len({f.date for f in dates}) > 1
+            or len({f.time for f in times}) > 1
+            or len(ends) > 1
+            or len(set(durations)) > 1
+        )
+        period = periods[0] if periods else None
+        end_clock = ends[0].end_time if ends else None
+        time: dt.time | None = None
+        start_clock = times[0].time if times else None
+        if start_clock is not None:
+            if end_clock is not None and times[0] is not ends[0]:
+                start_clock = _share_meridiem(start_clock, end_clock)
+            time = _resolve_clock(start_clock, period)
+        end_time = _resolve_clock(end_clock, period) if end_clock is not None else None
+        return When(
+            date=dates[0].date if dates else None,
+            label=dates[0].label if dates else None,
+            time=time,
+            end_time=end_time,
+            duration_minutes=durations[0] if durations else None,
+            conflict=conflict,
+            fragments=fragments,
+        )

@@ -1,0 +1,371 @@
+"""From a matched template to commands: one handler per intent name."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from pydantic import ValidationError
+
+from appliance.actions.items import display_name
+from appliance.intents import gate
+from appliance.intents.dateparse import DateparserFallback
+from appliance.intents.dates import DateGrammar, When
+from appliance.intents.lexicon import Lexicon
+from appliance.intents.matching import Candidate
+from appliance.intents.quantities import ItemSpec, parse_item, split_items
+from appliance.intents.text import Utterance, Word, span_text, words_of
+from appliance.protocol.commands import (
+    AgendaAdd,
+    AgendaList,
+    AgendaMove,
+    AgendaNext,
+    AgendaRange,
+    AgendaRemove,
+    Command,
+    ShoppingAdd,
+    ShoppingClearCompleted,
+    ShoppingComplete,
+    ShoppingList,
+    ShoppingRemove,
+    ShoppingUncomplete,
+)
+
+
+class Reason:
+    """Why nothing was parsed (``ParseResult.reason``)."""
+
+    EMPTY = gate.EMPTY
+    NEGATED = gate.NEGATED
+    NOT_UNDERSTOOD = "not_understood"
+    TOO_LONG = "too_long"
+    UNKNOWN_LIST = "unknown_list"
+    MULTIPLE_ITEMS = "multiple_items"
+    BAD_DATE = "bad_date"
+    AMBIGUOUS_DATE = "ambiguous_date"
+    UNSUPPORTED_RANGE = "unsupported_range"
+
+    @staticmethod
+    def missing(slot: str) -> str:
+        """A required slot was empty or unusable: ``missing_slot:<slot>``."""
+        return f"missing_slot:{slot}"
+
+    @staticmethod
+    def invalid(field: str) -> str:
+        """A value was out of range for the command: ``invalid:<field>``."""
+        return f"invalid:{field}"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A handler's answer: commands, or a reason and whether to try other parses."""
+
+    commands: tuple[Command, ...] = ()
+    reason: str | None = None
+    final: bool = True  # False: this parse does not fit, a lower-ranked one may
+    # (reason None with final False: the template's condition does not hold)
+
+
+def _fail(reason: str, *, final: bool = True) -> Outcome:
+    return Outcome(reason=reason, final=final)
+
+
+# The template matched but its condition does not hold ("add X" is an agenda entry
+# only with a time): not a reason to report, just try the next parse.
+_DOES_NOT_APPLY = Outcome(final=False)
+
+
+@dataclass(frozen=True)
+class Context:
+    """Everything a handler needs for one candidate parse."""
+
+    utterance: Utterance
+    candidate: Candidate
+    lexicon: Lexicon
+    grammar: DateGrammar
+    fallback: DateparserFallback
+    now: dt.datetime
+
+    def words(self, slot: str) -> list[Word] | None:
+        """The words of a wildcard slot, or None if the template has no such slot."""
+        found = self.candidate.slots.get(slot)
+        if found is None:
+            return None
+        return self.utterance.words(found.start, found.end)
+
+    def text(self, words: Sequence[Word]) -> str:
+        """The original text of ``words``."""
+        return span_text(self.utterance.original, list(words))
+
+    @property
+    def today(self) -> dt.date:
+        """The current date in the parser's time zone."""
+        return self.now.date()
+
+
+Handler = Callable[[Context], Outcome]
+
+
+# -- shopping --------------------------------------------------------------------
+
+
+def _usable(name: str, lexicon: Lexicon) -> bool:
+    """False for "", "it", "to my list": words that cannot name an item or event."""
+    words = words_of(name)
+    if not words:
+        return False
+    return (
+        " ".join(w.key for w in words) not in lexicon.pronouns
+        and words[0].key not in lexicon.item_bad_starts
+    )
+
+
+def _misread(words: Sequence[Word], lexicon: Lexicon) -> bool:
+    """True if a slot swallowed "the list"/"my calendar": the template did not fit."""
+    return any(w.key in lexicon.container_words for w in words)
+
+
+def _items(ctx: Context) -> list[ItemSpec] | Outcome:
+    words = ctx.words("item")
+    if not words:
+        return _fail(Reason.missing("item"))
+    if _misread(words, ctx.lexicon):
+        return _DOES_NOT_APPLY
+    specs = [
+        parse_item(ctx.utterance.original, piece, ctx.lexicon)
+        for piece in split_items(words, ctx.lexicon)
+    ]
+    if not specs or not all(spec.name and _usable(spec.name, ctx.lexicon) for spec in specs):
+        return _fail(Reason.missing("item"))
+    return specs
+
+
+def _build(factory: Callable[[ItemSpec], Command], specs: Sequence[ItemSpec]) -> Outcome:
+    return Outcome(commands=tuple(factory(spec) for spec in specs))
+
+
+def _shopping_add(ctx: Context) -> Outcome:
+    specs = _items(ctx)
+    if isinstance(specs, Outcome):
+        return specs
+    return _build(lambda s: ShoppingAdd(item=s.name, quantity=s.quantity, unit=s.unit), specs)
+
+
+def _item_handler(command: Callable[[str], Command]) -> Handler:
+    def handle(ctx: Context) -> Outcome:
+        specs = _items(ctx)
+        if isinstance(specs, Outcome):
+            return specs
+        return _build(lambda s: command(s.name), specs)
+
+    return handle
+
+
+def _shopping_list(ctx: Context) -> Outcome:
+    include = bool(ctx.candidate.values.get("include_completed", False))
+    return Outcome(commands=(ShoppingList(include_completed=include),))
+
+
+def _shopping_clear(_: Context) -> Outcome:
+    return Outcome(commands=(ShoppingClearCompleted(),))
+
+
+def _unknown_list(_: Context) -> Outcome:
+    return _fail(Reason.UNKNOWN_LIST)
+
+
+# -- agenda ----------------------------------------------------------------------
+
+
+def _segments(words: Sequence[Word], when: When) -> list[tuple[int, list[Word]]]:
+    """Runs of words outside the date/time expressions, with their start index."""
+    covered = when.covered()
+    runs: list[tuple[int, list[Word]]] = []
+    for index, word in enumerate(words):
+        if index in covered or word.key == ",":
+            continue
+        if runs and runs[-1][0] + len(runs[-1][1]) == index:
+            runs[-1][1].append(word)
+        else:
+            runs.append((index, [word]))
+    return runs
+
+
+def _title_and_location(
+    ctx: Context, words: Sequence[Word], when: When, *, with_location: bool
+) -> tuple[str, str | None]:
+    first = min((f.start for f in when.fragments), default=len(words))
+    title: list[str] = []
+    location: str | None = None
+    for start, run in _segments(words, when):
+        marked = run[0].key in ctx.lexicon.location_markers and len(run) > 1
+        if with_location and location is None and start > first and marked:
+            location = display_name(ctx.text(run[1:]))
+        else:
+            title.append(ctx.text(run))
+    return display_name(" ".join(title)), location
+
+
+def _full_date(ctx: Context, words: Sequence[Word]) -> When | None:
+    """A ``{when}`` slot read completely as a date/time, with dateparser as fallback."""
+    when = ctx.grammar.when(words, ctx.today)
+    uncovered = [w for i, w in enumerate(words) if i not in when.covered() and w.key != ","]
+    if not uncovered and not when.empty:
+        return when
+    parsed = ctx.fallback.parse(ctx.text(words), ctx.lexicon.language, ctx.now)
+    if parsed is None:
+        return None
+    return When(date=parsed[0], time=parsed[1])
+
+
+@dataclass(frozen=True)
+class _Event:
+    title: str
+    location: str | None
+    when: When
+
+
+def _event_when(ctx: Context, words: list[Word], *, adding: bool) -> When | Outcome:
+    """The date/time said with an event, or why this parse does not fit."""
+    # Adding, a {when} slot completes the event's date ("put X on my calendar for
+    # tomorrow at 3"); moving, it is the new date and is read separately.
+    after = (ctx.words("when") or []) if adding else []
+    when = ctx.grammar.when([*words, *after], ctx.today)
+    covered = when.covered()
+    if any(len(words) + i not in covered for i, w in enumerate(after) if w.key != ","):
+        return _fail(Reason.BAD_DATE, final=False)
+    metadata = ctx.candidate.metadata
+    if (metadata.get("require_time") and when.time is None) or (
+        metadata.get("require_date") and when.date is None
+    ):
+        return _DOES_NOT_APPLY
+    if when.conflict:
+        return _fail(Reason.AMBIGUOUS_DATE)
+    return when
+
+
+def _event(ctx: Context, *, adding: bool = False) -> _Event | Outcome:
+    """Title, location and date/time of the ``{event}`` slot, or why it is unusable."""
+    words = ctx.words("event")
+    if not words:
+        return _fail(Reason.missing("title"))
+    if _misread(words, ctx.lexicon):
+        return _DOES_NOT_APPLY
+    when = _event_when(ctx, words, adding=adding)
+    if isinstance(when, Outcome):
+        return when
+    title, location = _title_and_location(ctx, words, when, with_location=adding)
+    if not title or not _usable(title, ctx.lexicon):
+        return _fail(Reason.missing("title"))
+    return _Event(title, location, when)
+
+
+def _agenda_add(ctx: Context) -> Outcome:
+    event = _event(ctx, adding=True)
+    if isinstance(event, Outcome):
+        return event
+    start = event.when.start(ctx.now)
+    if start is None:
+        return _fail(Reason.missing("start"))
+    command = AgendaAdd(
+        title=event.title,
+        start=start,
+        end=event.when.end(start),
+        duration_minutes=event.when.duration_minutes,
+        location=event.location,
+    )
+    return Outcome(commands=(command,))
+
+
+_LABEL_RANGES: Mapping[str, AgendaRange] = {"today": "today", "tomorrow": "tomorrow"}
+
+
+def _list_day(ctx: Context, words: Sequence[Word]) -> Outcome:
+    when = _full_date(ctx, words)
+    if when is None or when.date is None:
+        return _fail(Reason.BAD_DATE, final=False)
+    if when.conflict:
+        return _fail(Reason.AMBIGUOUS_DATE)
+    label_range = _LABEL_RANGES.get(when.label or "")
+    if label_range is not None:
+        return Outcome(commands=(AgendaList(range=label_range),))
+    return Outcome(commands=(AgendaList(range="day", day=when.date),))
+
+
+def _agenda_list(ctx: Context) -> Outcome:
+    words = ctx.words("when")
+    if words is None:
+        return Outcome(commands=(AgendaList(range="today"),))
+    said = " ".join(w.key for w in words)
+    if said in ctx.lexicon.dates.week:
+        return Outcome(commands=(AgendaList(range="week"),))
+    if said in ctx.lexicon.dates.unsupported_ranges:
+        return _fail(Reason.UNSUPPORTED_RANGE)
+    return _list_day(ctx, words)
+
+
+def _agenda_next(_: Context) -> Outcome:
+    return Outcome(commands=(AgendaNext(),))
+
+
+def _agenda_remove(ctx: Context) -> Outcome:
+    event = _event(ctx)
+    if isinstance(event, Outcome):
+        return event
+    return Outcome(commands=(AgendaRemove(title=event.title, day=event.when.date),))
+
+
+def _agenda_move(ctx: Context) -> Outcome:
+    event = _event(ctx)
+    if isinstance(event, Outcome):
+        return event
+    title, old = event.title, event.when
+    target = ctx.words("when")
+    new = _full_date(ctx, target) if target else None
+    if new is None or new.empty:
+        return _fail(Reason.missing("new_start"), final=False)
+    if new.conflict:
+        return _fail(Reason.AMBIGUOUS_DATE)
+    if new.date is None and old.date is not None and new.time is not None:
+        new_start: dt.datetime | dt.date | None = dt.datetime.combine(
+            old.date, new.time, tzinfo=ctx.now.tzinfo
+        )
+    else:
+        new_start = new.start(ctx.now)
+    if new_start is None:
+        return _fail(Reason.missing("new_start"))
+    return Outcome(commands=(AgendaMove(title=title, day=old.date, new_start=new_start),))
+
+
+def _guarded(handler: Handler) -> Handler:
+    """A value the command models reject (a 300-character title, 0 apples) is a refusal."""
+
+    def handle(ctx: Context) -> Outcome:
+        try:
+            return handler(ctx)
+        except ValidationError as error:
+            details = error.errors()
+            field = str(details[0]["loc"][0]) if details and details[0]["loc"] else "value"
+            return _fail(Reason.invalid(field))
+
+    return handle
+
+
+HANDLERS: Mapping[str, Handler] = {
+    name: _guarded(handler)
+    for name, handler in {
+        "shopping.add": _shopping_add,
+        "shopping.remove": _item_handler(lambda item: ShoppingRemove(item=item)),
+        "shopping.complete": _item_handler(lambda item: ShoppingComplete(item=item)),
+        "shopping.uncomplete": _item_handler(lambda item: ShoppingUncomplete(item=item)),
+        "shopping.list": _shopping_list,
+        "shopping.clear_completed": _shopping_clear,
+        "agenda.add": _agenda_add,
+        "agenda.list": _agenda_list,
+        "agenda.next": _agenda_next,
+        "agenda.remove": _agenda_remove,
+        "agenda.move": _agenda_move,
+        "unknown_list": _unknown_list,
+    }.items()
+}

@@ -1,0 +1,216 @@
+"""Per-language word lists (``sentences/lexicon/<lang>.yaml``), folded and typed."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, cast
+
+from appliance.intents.resources import data_file, load_yaml
+from appliance.intents.text import FillerRules, fold, phrase_alternation, tokenize
+
+LANGUAGES: tuple[str, ...] = ("en", "pt")
+
+Phrase = tuple[str, ...]
+
+
+def phrase(text: str) -> Phrase:
+    """The folded tokens of ``text``."""
+    if not isinstance(text, str):
+        raise TypeError(f"lexicon entries must be text, got {text!r}")
+    folded = fold(text)
+    return tuple(w.key for w in tokenize(folded, folded, 0, len(folded)))
+
+
+def _phrases(values: Iterable[str]) -> tuple[Phrase, ...]:
+    found = {phrase(v) for v in values}
+    found.discard(())
+    return tuple(sorted(found, key=len, reverse=True))
+
+
+def _table(values: Mapping[str, Any]) -> dict[str, Any]:
+    return {" ".join(phrase(k)): v for k, v in values.items()}
+
+
+def _words(values: Iterable[str]) -> frozenset[str]:
+    return frozenset(" ".join(phrase(v)) for v in values)
+
+
+@dataclass(frozen=True)
+class DateWords:
+    """Words and patterns of the date/time grammar."""
+
+    relative_days: Mapping[str, int]
+    relative_periods: Mapping[str, tuple[int, str]]
+    weekdays: Mapping[str, int]
+    months: Mapping[str, int]
+    periods: Mapping[str, str]
+    meridiem: Mapping[str, str]
+    clock_words: Mapping[str, dt.time]
+    minute_words: Mapping[str, int]
+    day_units: Mapping[str, int]
+    duration_units: Mapping[str, int]
+    one_words: frozenset[str]
+    week: frozenset[str]
+    unsupported_ranges: frozenset[str]
+    numeric_order: str
+    patterns: tuple[str, ...]
+
+    def tables(self) -> dict[str, Iterable[str]]:
+        """The word tables a pattern may refer to as ``{name}``."""
+        return {
+            "relative_days": self.relative_days,
+            "relative_periods": self.relative_periods,
+            "weekdays": self.weekdays,
+            "months": self.months,
+            "periods": self.periods,
+            "meridiem": self.meridiem,
+            "clock_words": self.clock_words,
+            "minute_words": self.minute_words,
+            "day_units": self.day_units,
+            "duration_units": self.duration_units,
+            "one_words": self.one_words,
+        }
+
+
+@dataclass(frozen=True)
+class Quantities:
+    """Words around a shopping quantity."""
+
+    vague: tuple[Phrase, ...]
+    words: Mapping[Phrase, float]
+    half: frozenset[str]
+    half_articles: frozenset[str]
+    and_a_half: tuple[Phrase, ...]
+    one: frozenset[str]
+    of: frozenset[str]
+
+
+@dataclass(frozen=True)
+class Negation:
+    """What makes a request negative."""
+
+    words: frozenset[str]
+    suffixes: tuple[str, ...]
+    phrases: re.Pattern[str] | None
+    exempt: re.Pattern[str] | None
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    """All word lists of one language."""
+
+    language: str
+    fillers: FillerRules
+    negation: Negation
+    pronouns: frozenset[str]
+    item_trailing: tuple[Phrase, ...]
+    item_bad_starts: frozenset[str]
+    container_words: frozenset[str]
+    quantities: Quantities
+    conjunctions: frozenset[str]
+    compounds: tuple[Phrase, ...]
+    location_markers: frozenset[str]
+    dates: DateWords
+    raw: Mapping[str, Any]
+
+    def words(self) -> frozenset[str]:
+        """Every word the lexicon knows, as written (for grammars and vocabularies)."""
+        return frozenset(_raw_words(self.raw))
+
+
+_STRUCTURE_DEPTH = 2  # section and table names are not words; keys below them are
+_SKIPPED = frozenset({"patterns", "language", "numeric_order", "suffixes"})
+
+
+def _raw_words(value: Any, depth: int = 0) -> Iterator[str]:
+    if isinstance(value, str):
+        yield from re.findall(r"[^\W\d_]+(?:['-][^\W\d_]+)*", value)
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            if key in _SKIPPED:
+                continue
+            if depth >= _STRUCTURE_DEPTH:
+                yield from _raw_words(key, depth + 1)
+            yield from _raw_words(item, depth + 1)
+    elif isinstance(value, Sequence):
+        for item in value:
+            yield from _raw_words(item, depth + 1)
+
+
+def _compile(template: str, phrases: Iterable[str]) -> re.Pattern[str] | None:
+    alternation = phrase_alternation(phrases)
+    return re.compile(template.format(alternation)) if alternation else None
+
+
+def _clock(value: str) -> dt.time:
+    hour, minute = value.split(":")
+    return dt.time(int(hour), int(minute))
+
+
+def _dates(raw: Mapping[str, Any]) -> DateWords:
+    return DateWords(
+        relative_days=_table(raw["relative_days"]),
+        relative_periods={
+            k: (int(v[0]), str(v[1])) for k, v in _table(raw["relative_periods"]).items()
+        },
+        weekdays=_table(raw["weekdays"]),
+        months=_table(raw["months"]),
+        periods=_table(raw["periods"]),
+        meridiem=_table(raw["meridiem"]),
+        clock_words={k: _clock(v) for k, v in _table(raw["clock_words"]).items()},
+        minute_words=_table(raw["minute_words"]),
+        day_units=_table(raw["day_units"]),
+        duration_units=_table(raw["duration_units"]),
+        one_words=_words(raw["one_words"]),
+        week=_words(raw["week"]),
+        unsupported_ranges=_words(raw["unsupported_ranges"]),
+        numeric_order=str(raw["numeric_order"]),
+        patterns=tuple(str(p) for p in raw["patterns"]),
+    )
+
+
+def _read(lang: str) -> Mapping[str, Any]:
+    return cast("Mapping[str, Any]", load_yaml(data_file("sentences", "lexicon", f"{lang}.yaml")))
+
+
+@cache
+def load_lexicon(lang: str) -> Lexicon:
+    """Load and fold the lexicon of ``lang`` ("en" or "pt")."""
+    if lang not in LANGUAGES:
+        raise ValueError(f"unsupported language: {lang!r}")
+    raw = _read(lang)
+    fillers = raw["fillers"]
+    negation = raw["negation"]
+    quantities = raw["quantities"]
+    return Lexicon(
+        language=lang,
+        fillers=FillerRules.build(fillers["anywhere"], fillers["leading"], fillers["trailing"]),
+        negation=Negation(
+            words=_words(negation["words"]),
+            suffixes=tuple(fold(s) for s in negation["suffixes"]),
+            phrases=_compile(r"(?<![\w'])(?:{})(?![\w'])", negation["phrases"]),
+            exempt=_compile(r"(?<![\w'])(?:{})(?![\w'])", negation["exempt"]),
+        ),
+        pronouns=_words(raw["pronouns"]),
+        item_trailing=_phrases(raw["item_trailing"]),
+        item_bad_starts=_words(raw["item_bad_starts"]),
+        container_words=_words(raw["container_words"]),
+        quantities=Quantities(
+            vague=_phrases(quantities["vague"]),
+            words={phrase(k): float(v) for k, v in quantities["words"].items()},
+            half=_words(quantities["half"]),
+            half_articles=_words(quantities["half_articles"]),
+            and_a_half=_phrases(quantities["and_a_half"]),
+            one=_words(quantities["one"]),
+            of=_words(quantities["of"]),
+        ),
+        conjunctions=_words(raw["conjunctions"]),
+        compounds=_phrases(raw["compounds"]),
+        location_markers=_words(raw["location_markers"]),
+        dates=_dates(raw["dates"]),
+        raw=raw,
+    )

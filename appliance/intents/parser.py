@@ -1,0 +1,145 @@
+"""The intent parser: typed or spoken text (en, pt-BR) to one or more Commands."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import re
+from dataclasses import dataclass
+from zoneinfo import ZoneInfo
+
+from hassil import Intents
+
+from appliance.intents.dateparse import DateparserFallback
+from appliance.intents.dates import DateGrammar
+from appliance.intents.gate import prepare
+from appliance.intents.handlers import HANDLERS, Context, Outcome, Reason
+from appliance.intents.lexicon import LANGUAGES, Lexicon, load_lexicon
+from appliance.intents.matching import Candidate, match
+from appliance.intents.templates import TemplateSet, load_templates
+from appliance.protocol.commands import Command
+
+_LOGGER = logging.getLogger(__name__)
+
+MAX_CHARS = 300  # a spoken or typed request; longer input is refused unread
+_LANGUAGE_TAG = re.compile(r"^([a-z]{2})(?:[-_][a-z0-9]+)*$", re.IGNORECASE)
+_WARM_UP = {
+    "en": ("add two liters of milk to the shopping list", "what's on my agenda tomorrow"),
+    "pt": ("adicione dois litros de leite à lista", "marca dentista amanhã às 15h na agenda"),
+}
+
+
+@dataclass(frozen=True)
+class ParseResult:
+    """What a text asks for: a command, or why there is none."""
+
+    command: Command | None
+    intent: str | None
+    reason: str | None
+    matched_template: str | None = None
+    commands: tuple[Command, ...] = ()
+
+
+@dataclass(frozen=True)
+class _Language:
+    lexicon: Lexicon
+    templates: TemplateSet
+    grammar: DateGrammar
+
+
+def normalize_language(lang: str) -> str:
+    """Map a language tag ("pt-BR", "pt_BR", "en-GB", ...) to "en" or "pt"; else ValueError."""
+    found = _LANGUAGE_TAG.match(lang.strip())
+    code = found.group(1).lower() if found else ""
+    if code not in LANGUAGES:
+        raise ValueError(f"unsupported language: {lang!r} (supported: {', '.join(LANGUAGES)})")
+    return code
+
+
+class IntentParser:
+    """Parses text into commands. Build one and reuse it: loading takes a while."""
+
+    def __init__(self, *, timezone: str = "UTC") -> None:
+        self._tz = ZoneInfo(timezone)
+        self._languages: dict[str, _Language] = {}
+        for lang in LANGUAGES:
+            lexicon = load_lexicon(lang)
+            self._languages[lang] = _Language(
+                lexicon=lexicon, templates=load_templates(lang), grammar=DateGrammar(lexicon)
+            )
+        self._fallback = DateparserFallback(LANGUAGES)
+        for lang, phrases in _WARM_UP.items():
+            for text in phrases:
+                self.parse(text, lang=lang)
+
+    def languages(self) -> tuple[str, ...]:
+        """The supported language codes."""
+        return LANGUAGES
+
+    def templates(self, lang: str) -> Intents:
+        """The hassil templates of ``lang`` as written, e.g. to build an ASR grammar."""
+        return self._languages[normalize_language(lang)].templates.intents
+
+    def _now(self, now: dt.datetime | None) -> dt.datetime:
+        if now is None:
+            return dt.datetime.now(self._tz)
+        if now.tzinfo is None or now.utcoffset() is None:
+            raise ValueError("now must be timezone-aware")
+        return now.astimezone(self._tz)
+
+    def parse(self, text: str, *, lang: str = "en", now: dt.datetime | None = None) -> ParseResult:
+        """Parse ``text`` in ``lang`` ("en" or "pt"); dates are relative to ``now``."""
+        language = self._languages[normalize_language(lang)]
+        current = self._now(now)
+        result = self._parse(text, language, current)
+        _LOGGER.debug(
+            "parse %r (%s) -> %s %s",
+            text,
+            language.lexicon.language,
+            result.intent,
+            result.reason or result.commands,
+        )
+        return result
+
+    def _parse(self, text: str, language: _Language, now: dt.datetime) -> ParseResult:
+        if len(text) > MAX_CHARS:
+            return ParseResult(None, None, Reason.TOO_LONG)
+        utterance = prepare(text, language.lexicon)
+        if isinstance(utterance, str):
+            return ParseResult(None, None, utterance)
+        candidates = match(language.templates.matcher, utterance)
+        failure: tuple[Candidate, Outcome] | None = None
+        for candidate in candidates:
+            context = Context(
+                utterance=utterance,
+                candidate=candidate,
+                lexicon=language.lexicon,
+                grammar=language.grammar,
+                fallback=self._fallback,
+                now=now,
+            )
+            outcome = HANDLERS[candidate.intent](context)
+            if outcome.commands:
+                return _success(candidate, outcome.commands, language.templates)
+            if outcome.reason is not None and (
+                failure is None or (outcome.final and not failure[1].final)
+            ):
+                failure = (candidate, outcome)  # a definite refusal explains best
+            if outcome.final:
+                break
+        if failure is None or failure[1].reason is None:
+            return ParseResult(None, None, Reason.NOT_UNDERSTOOD)
+        candidate, outcome = failure
+        intent = candidate.intent if "." in candidate.intent else None  # not "unknown_list"
+        template = language.templates.as_written(candidate.template)
+        return ParseResult(None, intent, outcome.reason, template)
+
+
+def _success(
+    candidate: Candidate, commands: tuple[Command, ...], templates: TemplateSet
+) -> ParseResult:
+    template = templates.as_written(candidate.template)
+    if len(commands) == 1:
+        command = commands[0]
+        return ParseResult(command, command.action, None, template, commands)
+    return ParseResult(None, candidate.intent, Reason.MULTIPLE_ITEMS, template, commands)

@@ -1,0 +1,147 @@
+"""Shopping item phrases: several items, quantities, units and the item name.
+
+"two liters of milk" -> 2, "l", "milk"; "milk, bread and a dozen eggs" -> three
+phrases. Units come from ``appliance.actions.items.UNIT_BY_ALIAS``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from appliance.actions.items import UNIT_BY_ALIAS, display_name
+from appliance.intents.lexicon import Lexicon, Phrase, Quantities
+from appliance.intents.numbers import NumberSpan, number_spans
+from appliance.intents.text import Word, fold, span_text
+
+_UNITS: dict[str, str] = {fold(alias): unit for alias, unit in UNIT_BY_ALIAS.items()}
+
+
+@dataclass(frozen=True)
+class ItemSpec:
+    """One item with its optional quantity and unit."""
+
+    name: str
+    quantity: float | None = None
+    unit: str | None = None
+
+
+def _starts_with(words: Sequence[Word], at: int, phrases: Sequence[Phrase]) -> int:
+    """Length of the longest phrase found at ``words[at:]``, or 0."""
+    for candidate in phrases:
+        end = at + len(candidate)
+        if end <= len(words) and tuple(w.key for w in words[at:end]) == candidate:
+            return len(candidate)
+    return 0
+
+
+def _ends_with(words: Sequence[Word], phrases: Sequence[Phrase]) -> int:
+    for candidate in phrases:
+        size = len(candidate)
+        if len(words) > size and tuple(w.key for w in words[-size:]) == candidate:
+            return size
+    return 0
+
+
+def split_items(words: Sequence[Word], lexicon: Lexicon) -> list[list[Word]]:
+    """Split at "," / "and" / "e" unless inside a number, "and a half" or a compound."""
+    protected: set[int] = set()
+    for span in number_spans(words, lexicon.language):
+        protected.update(range(span.start, span.end))
+    for index in range(len(words)):
+        size = _starts_with(words, index, lexicon.compounds)
+        protected.update(range(index, index + size))
+        if _starts_with(words, index, lexicon.quantities.and_a_half):
+            protected.add(index)
+    pieces: list[list[Word]] = [[]]
+    for index, word in enumerate(words):
+        if word.key in lexicon.conjunctions and index not in protected:
+            pieces.append([])
+        else:
+            pieces[-1].append(word)
+    return [piece for piece in pieces if piece]
+
+
+def _number_at(spans: Sequence[NumberSpan], index: int) -> NumberSpan | None:
+    for span in spans:
+        if span.start == index and not span.ordinal:
+            return span
+    return None
+
+
+def _trim(words: Sequence[Word], lexicon: Lexicon) -> Sequence[Word]:
+    while words:
+        size = _ends_with(words, lexicon.item_trailing)
+        if not size:
+            break
+        words = words[:-size]
+    return words
+
+
+_Found = tuple[float | None, int] | None
+
+
+def _vague(words: Sequence[Word], _: Sequence[NumberSpan], q: Quantities) -> _Found:
+    size = _starts_with(words, 0, q.vague)  # "some apples": no quantity
+    return (None, size) if size else None
+
+
+def _fixed(words: Sequence[Word], _: Sequence[NumberSpan], q: Quantities) -> _Found:
+    size = _starts_with(words, 0, tuple(q.words))  # "a couple of"
+    return (q.words[tuple(w.key for w in words[:size])], size) if size else None
+
+
+def _half(words: Sequence[Word], _: Sequence[NumberSpan], q: Quantities) -> _Found:
+    if words[0].key not in q.half:
+        return None
+    after = 2 if len(words) > 1 and words[1].key in q.half_articles else 1
+    if after < len(words) and words[after].key in _UNITS:  # "half a liter"
+        return 0.5, after
+    return None, 0  # "half and half": a name, not a quantity
+
+
+def _number(words: Sequence[Word], spans: Sequence[NumberSpan], q: Quantities) -> _Found:
+    start = 1 if words[0].key in q.one else 0  # "a dozen", "a hundred grams"
+    number = _number_at(spans, start)
+    if number is not None:
+        half = _starts_with(words, number.end, q.and_a_half)
+        return number.value + (0.5 if half else 0.0), number.end + half
+    if start and start < len(words) and words[start].key in _UNITS:
+        return 1.0, start
+    return None  # "an apple": an article, no quantity
+
+
+_QUANTITY_READERS = (_vague, _fixed, _half, _number)
+
+
+def _leading_quantity(
+    words: Sequence[Word], spans: Sequence[NumberSpan], lexicon: Lexicon
+) -> tuple[float | None, int]:
+    """The quantity said before the unit/item and the index of the next word."""
+    for reader in _QUANTITY_READERS:
+        found = reader(words, spans, lexicon.quantities)
+        if found is not None:
+            return found
+    return None, 0
+
+
+def parse_item(original: str, words: Sequence[Word], lexicon: Lexicon) -> ItemSpec:
+    """Read "[quantity] [unit] [of] item" from one item phrase."""
+    words = _trim(words, lexicon)
+    if not words:
+        return ItemSpec(name="")
+    q = lexicon.quantities
+    quantity, index = _leading_quantity(words, number_spans(words, lexicon.language), lexicon)
+    unit: str | None = None
+    if quantity is not None and index < len(words) and words[index].key in _UNITS:
+        unit_index = index
+        unit = _UNITS[words[index].key]
+        index += 1
+        half = _starts_with(words, index, q.and_a_half)
+        quantity, index = quantity + (0.5 if half else 0.0), index + half
+        if index < len(words) and words[index].key in q.of:
+            index += 1
+        if index >= len(words):  # "two boxes": the unit word is the item
+            unit, index = None, unit_index
+    name = display_name(span_text(original, list(words[index:])))
+    return ItemSpec(name=name, quantity=quantity, unit=unit)

@@ -1,0 +1,520 @@
+"""English requests -> the exact Command a user expects (or no command at all).
+
+Fixed clock: Monday 2026-11-30 10:00 in São Paulo unless a test says otherwise.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from functools import cache
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from appliance.intents import IntentParser, ParseResult
+from appliance.protocol.commands import (
+    AgendaAdd,
+    AgendaList,
+    AgendaMove,
+    AgendaNext,
+    AgendaRemove,
+    Command,
+    ShoppingAdd,
+    ShoppingClearCompleted,
+    ShoppingComplete,
+    ShoppingList,
+    ShoppingRemove,
+    ShoppingUncomplete,
+)
+
+SP = ZoneInfo("America/Sao_Paulo")
+LONDON = ZoneInfo("Europe/London")
+NOW = dt.datetime(2026, 11, 30, 10, 0, tzinfo=SP)  # a Monday
+
+
+@cache
+def parser(timezone: str = "America/Sao_Paulo") -> IntentParser:
+    return IntentParser(timezone=timezone)
+
+
+def parse(text: str, now: dt.datetime = NOW) -> ParseResult:
+    return parser().parse(text, lang="en", now=now)
+
+
+def at(month: int, day: int, hour: int, minute: int = 0, year: int = 2026) -> dt.datetime:
+    return dt.datetime(year, month, day, hour, minute, tzinfo=SP)
+
+
+def assert_command(text: str, expected: Command) -> None:
+    result = parse(text)
+    assert result.command == expected, (text, result)
+    assert result.intent == expected.action
+    assert result.reason is None
+    assert result.commands == (expected,)
+
+
+# -- shopping: add -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("add milk", ShoppingAdd(item="milk")),
+        ("Add milk to the shopping list.", ShoppingAdd(item="milk")),
+        ("put eggs on my list", ShoppingAdd(item="eggs")),
+        ("add bread to my grocery list", ShoppingAdd(item="bread")),
+        ("Add the milk to my shopping list", ShoppingAdd(item="milk")),
+        ("add Greek Yogurt", ShoppingAdd(item="Greek Yogurt")),
+        (
+            "add two liters of milk to the shopping list",
+            ShoppingAdd(item="milk", quantity=2, unit="l"),
+        ),
+        ("add a dozen eggs", ShoppingAdd(item="eggs", quantity=1, unit="dozen")),
+        ("add two dozen eggs", ShoppingAdd(item="eggs", quantity=2, unit="dozen")),
+        ("add 1.5 kg of rice", ShoppingAdd(item="rice", quantity=1.5, unit="kg")),
+        ("add one and a half kilos of rice", ShoppingAdd(item="rice", quantity=1.5, unit="kg")),
+        ("add a liter and a half of milk", ShoppingAdd(item="milk", quantity=1.5, unit="l")),
+        ("add half a liter of cream", ShoppingAdd(item="cream", quantity=0.5, unit="l")),
+        ("add a couple of lemons", ShoppingAdd(item="lemons", quantity=2)),
+        ("add three bananas", ShoppingAdd(item="bananas", quantity=3)),
+        ("add 12 eggs", ShoppingAdd(item="eggs", quantity=12)),
+        ("add one apple", ShoppingAdd(item="apple", quantity=1)),
+        ("add 500g of butter", ShoppingAdd(item="butter", quantity=500, unit="g")),
+        ("add a bag of chips", ShoppingAdd(item="chips", quantity=1, unit="bag")),
+        (
+            "add one hundred and fifty grams of cheese",
+            ShoppingAdd(item="cheese", quantity=150, unit="g"),
+        ),
+        ("add two boxes", ShoppingAdd(item="boxes", quantity=2)),
+        # no quantity: articles and vague amounts
+        ("add an apple", ShoppingAdd(item="apple")),
+        ("add some apples", ShoppingAdd(item="apples")),
+        ("add some more coffee", ShoppingAdd(item="coffee")),
+        ("add eggs too", ShoppingAdd(item="eggs")),
+        # known compound names stay one item
+        ("add mac and cheese", ShoppingAdd(item="mac and cheese")),
+        ("add half and half", ShoppingAdd(item="half and half")),
+        # other phrasings
+        ("we're out of milk", ShoppingAdd(item="milk")),
+        ("I need to buy batteries", ShoppingAdd(item="batteries")),
+        ("don't forget to add milk", ShoppingAdd(item="milk")),
+        # ASR noise: fillers, politeness, punctuation, case
+        ("uh, add, um, bread to the list, thank you", ShoppingAdd(item="bread")),
+        ("Hey, could you please add coffee to my list?", ShoppingAdd(item="coffee")),
+        ("ADD TOOTHPASTE TO THE SHOPPING LIST", ShoppingAdd(item="TOOTHPASTE")),
+        ("Ok so add kitchen towels to the list thanks", ShoppingAdd(item="kitchen towels")),
+        ("add milk to my shopping list please and thank you", ShoppingAdd(item="milk")),
+        ("add back scratcher", ShoppingAdd(item="back scratcher")),
+    ],
+)
+def test_shopping_add(text: str, expected: Command) -> None:
+    assert_command(text, expected)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("add milk and eggs", (ShoppingAdd(item="milk"), ShoppingAdd(item="eggs"))),
+        (
+            "add milk, bread and two dozen eggs",
+            (
+                ShoppingAdd(item="milk"),
+                ShoppingAdd(item="bread"),
+                ShoppingAdd(item="eggs", quantity=2, unit="dozen"),
+            ),
+        ),
+        (
+            "add milk, bread, and eggs to the list",
+            (ShoppingAdd(item="milk"), ShoppingAdd(item="bread"), ShoppingAdd(item="eggs")),
+        ),
+        (
+            "add two liters of milk and a dozen eggs to my shopping list",
+            (
+                ShoppingAdd(item="milk", quantity=2, unit="l"),
+                ShoppingAdd(item="eggs", quantity=1, unit="dozen"),
+            ),
+        ),
+        # Documented choice: only listed compounds ("mac and cheese") stay together.
+        ("add salt and pepper", (ShoppingAdd(item="salt"), ShoppingAdd(item="pepper"))),
+    ],
+)
+def test_several_items_are_not_one_command(text: str, expected: tuple[Command, ...]) -> None:
+    result = parse(text)
+    assert result.command is None
+    assert result.reason == "multiple_items"
+    assert result.intent == "shopping.add"
+    assert result.commands == expected
+
+
+def test_several_items_work_for_other_shopping_actions() -> None:
+    result = parse("I bought milk and eggs")
+    assert result.command is None
+    assert result.reason == "multiple_items"
+    assert result.commands == (ShoppingComplete(item="milk"), ShoppingComplete(item="eggs"))
+
+
+# -- shopping: remove / complete / uncomplete --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("remove milk from the shopping list", ShoppingRemove(item="milk")),
+        ("delete eggs", ShoppingRemove(item="eggs")),
+        ("take the milk off the list", ShoppingRemove(item="milk")),
+        ("remove the bread from my list", ShoppingRemove(item="bread")),
+        ("get rid of the yogurt", ShoppingRemove(item="yogurt")),
+        ("remove two liters of milk from the list", ShoppingRemove(item="milk")),
+        ("I bought milk", ShoppingComplete(item="milk")),
+        ("I got eggs", ShoppingComplete(item="eggs")),
+        ("we picked up the bread", ShoppingComplete(item="bread")),
+        ("I've already bought the coffee", ShoppingComplete(item="coffee")),
+        ("mark eggs as done", ShoppingComplete(item="eggs")),
+        ("check off milk", ShoppingComplete(item="milk")),
+        ("tick off the bread", ShoppingComplete(item="bread")),
+        ("cross milk off my list", ShoppingComplete(item="milk")),
+        ("check eggs off the shopping list", ShoppingComplete(item="eggs")),
+        ("put milk back on the list", ShoppingUncomplete(item="milk")),
+        ("put milk back", ShoppingUncomplete(item="milk")),
+        ("uncheck eggs", ShoppingUncomplete(item="eggs")),
+        ("untick the bread on my list", ShoppingUncomplete(item="bread")),
+    ],
+)
+def test_shopping_item_actions(text: str, expected: Command) -> None:
+    assert_command(text, expected)
+
+
+# -- shopping: list / clear completed ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("what's on my shopping list", ShoppingList()),
+        ("What is on the list?", ShoppingList()),
+        ("read me the shopping list", ShoppingList()),
+        ("show me my list", ShoppingList()),
+        ("tell me what's on my grocery list", ShoppingList()),
+        ("what do I need to buy", ShoppingList()),
+        ("what's left on the list", ShoppingList()),
+        ("read me the whole list", ShoppingList(include_completed=True)),
+        ("show everything on my list", ShoppingList(include_completed=True)),
+        ("clear the completed items", ShoppingClearCompleted()),
+        ("remove checked items", ShoppingClearCompleted()),
+        ("delete all the done items from the list", ShoppingClearCompleted()),
+        ("remove the checked off items from my shopping list", ShoppingClearCompleted()),
+        ("clear completed", ShoppingClearCompleted()),
+    ],
+)
+def test_shopping_list_and_clear(text: str, expected: Command) -> None:
+    assert_command(text, expected)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "add milk to my to-do list",
+        "put eggs on the christmas list",
+        "what's on my todo list",
+        "remove milk from my work list",
+    ],
+)
+def test_other_lists_are_refused(text: str) -> None:
+    result = parse(text)
+    assert result.command is None
+    assert result.commands == ()
+    assert result.reason == "unknown_list"
+
+
+# -- agenda: add -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "add dentist tomorrow at 3 pm to my agenda",
+            AgendaAdd(title="dentist", start=at(12, 1, 15)),
+        ),
+        (
+            "add dentist tomorrow at 3 pm to my calendar",
+            AgendaAdd(title="dentist", start=at(12, 1, 15)),
+        ),
+        # without "to my calendar" it is an agenda entry because a time was said
+        ("add dentist tomorrow at 3pm", AgendaAdd(title="dentist", start=at(12, 1, 15))),
+        (
+            "schedule a meeting with Ana next Friday at 10",
+            AgendaAdd(title="meeting with Ana", start=at(12, 4, 10)),
+        ),
+        (
+            "schedule a meeting with Ana on Friday at 10",
+            AgendaAdd(title="meeting with Ana", start=at(12, 4, 10)),
+        ),
+        (
+            "schedule dentist on December 5th at noon",
+            AgendaAdd(title="dentist", start=at(12, 5, 12)),
+        ),
+        ("schedule dentist at 3 pm", AgendaAdd(title="dentist", start=at(11, 30, 15))),
+        # 9 am today has passed at 10:00, so it is tomorrow
+        ("schedule dentist at 9 am", AgendaAdd(title="dentist", start=at(12, 1, 9))),
+        (
+            "schedule dinner with mom tonight at 8",
+            AgendaAdd(title="dinner with mom", start=at(11, 30, 20)),
+        ),
+        ("schedule gym tomorrow at 6 in the evening", AgendaAdd(title="gym", start=at(12, 1, 18))),
+        ("schedule gym tomorrow morning at 6", AgendaAdd(title="gym", start=at(12, 1, 6))),
+        (
+            "schedule team meeting this friday at half past 2",
+            AgendaAdd(title="team meeting", start=at(12, 4, 14, 30)),
+        ),
+        ("schedule party on the 12th at 9 pm", AgendaAdd(title="party", start=at(12, 12, 21))),
+        (
+            "schedule dentist on January 10th at 9 am",
+            AgendaAdd(title="dentist", start=at(1, 10, 9, year=2027)),
+        ),
+        ("schedule call in 3 days at 10", AgendaAdd(title="call", start=at(12, 3, 10))),
+        (
+            "put lunch with Ana on Friday at noon on my calendar",
+            AgendaAdd(title="lunch with Ana", start=at(12, 4, 12)),
+        ),
+        (
+            "put the dentist on my calendar for tomorrow at 3",
+            AgendaAdd(title="dentist", start=at(12, 1, 15)),
+        ),
+        (
+            "add an event called team lunch on friday at noon",
+            AgendaAdd(title="team lunch", start=at(12, 4, 12)),
+        ),
+        # all-day: a date without a time of day
+        (
+            "add dentist tomorrow to my calendar",
+            AgendaAdd(title="dentist", start=dt.date(2026, 12, 1)),
+        ),
+        (
+            "schedule Ana's birthday on December 12",
+            AgendaAdd(title="Ana's birthday", start=dt.date(2026, 12, 12)),
+        ),
+        (
+            "schedule the dentist tomorrow morning",
+            AgendaAdd(title="dentist", start=dt.date(2026, 12, 1)),
+        ),
+        # end time, duration, location
+        (
+            "schedule a call with Bob tomorrow from 3 to 4 pm",
+            AgendaAdd(title="call with Bob", start=at(12, 1, 15), end=at(12, 1, 16)),
+        ),
+        (
+            "schedule yoga tomorrow at 7 am for an hour",
+            AgendaAdd(title="yoga", start=at(12, 1, 7), duration_minutes=60),
+        ),
+        (
+            "schedule dentist for an hour and a half tomorrow at 2",
+            AgendaAdd(title="dentist", start=at(12, 1, 14), duration_minutes=90),
+        ),
+        (
+            "schedule a haircut on Friday at 10:30 for 30 minutes at the salon",
+            AgendaAdd(
+                title="haircut", start=at(12, 4, 10, 30), duration_minutes=30, location="salon"
+            ),
+        ),
+        (
+            "add dentist tomorrow at 3 pm at the clinic to my calendar",
+            AgendaAdd(title="dentist", start=at(12, 1, 15), location="clinic"),
+        ),
+        # "at 3 pm" is a time, never a location
+        ("schedule lunch at 1 pm", AgendaAdd(title="lunch", start=at(11, 30, 13))),
+    ],
+)
+def test_agenda_add(text: str, expected: Command) -> None:
+    assert_command(text, expected)
+
+
+def test_agenda_add_without_a_date_asks_for_one() -> None:
+    result = parse("schedule dentist")
+    assert result.command is None
+    assert result.intent == "agenda.add"
+    assert result.reason == "missing_slot:start"
+
+
+def test_bare_add_without_a_time_is_a_shopping_item() -> None:
+    # Documented rule: "add X" is an agenda entry only when a time of day is said.
+    assert_command("add dentist tomorrow", ShoppingAdd(item="dentist tomorrow"))
+
+
+def test_agenda_add_in_london_time_and_across_dst() -> None:
+    london = parser("Europe/London")
+    now = dt.datetime(2026, 11, 30, 10, 0, tzinfo=LONDON)
+    result = london.parse("add dentist tomorrow at 3 pm to my calendar", lang="en", now=now)
+    assert result.command == AgendaAdd(
+        title="dentist", start=dt.datetime(2026, 12, 1, 15, 0, tzinfo=LONDON)
+    )
+    summer = london.parse("schedule a run on March 28 2027 at 3 pm", lang="en", now=now)
+    assert isinstance(summer.command, AgendaAdd)
+    assert isinstance(summer.command.start, dt.datetime)
+    assert summer.command.start.utcoffset() == dt.timedelta(hours=1)  # BST after the change
+
+
+def test_now_is_read_in_the_parser_time_zone() -> None:
+    # 22:30 in São Paulo is already 01:30 the next day in London.
+    late = dt.datetime(2026, 11, 30, 22, 30, tzinfo=SP)
+    result = parser("Europe/London").parse("add dentist tomorrow to my calendar", now=late)
+    assert result.command == AgendaAdd(title="dentist", start=dt.date(2026, 12, 2))
+
+
+# -- agenda: list / next / remove / move ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("what's on my agenda today", AgendaList(range="today")),
+        ("what's on my agenda", AgendaList(range="today")),
+        ("what do I have today", AgendaList(range="today")),
+        ("what's on my calendar tonight", AgendaList(range="today")),
+        ("what's on my calendar tomorrow", AgendaList(range="tomorrow")),
+        ("what's happening tomorrow", AgendaList(range="tomorrow")),
+        ("do I have anything tomorrow", AgendaList(range="tomorrow")),
+        ("what's on my agenda this week", AgendaList(range="week")),
+        ("read me my calendar for this week", AgendaList(range="week")),
+        ("what does my week look like", AgendaList(range="week")),
+        ("what's on my agenda on December 5th", AgendaList(range="day", day=dt.date(2026, 12, 5))),
+        ("what do I have on Friday", AgendaList(range="day", day=dt.date(2026, 12, 4))),
+        ("what's on my calendar on the 5th", AgendaList(range="day", day=dt.date(2026, 12, 5))),
+        ("what's on my agenda on Dec. 5, 2027", AgendaList(range="day", day=dt.date(2027, 12, 5))),
+        ("what's on my agenda on 12/05/2026", AgendaList(range="day", day=dt.date(2026, 12, 5))),
+        # not in our grammar; read by the dateparser fallback (month first in English)
+        ("what's on my agenda on 12-05-2026", AgendaList(range="day", day=dt.date(2026, 12, 5))),
+        ("what's my next appointment", AgendaNext()),
+        ("when is my next meeting", AgendaNext()),
+        ("what's next on my calendar", AgendaNext()),
+        ("what's up next", AgendaNext()),
+    ],
+)
+def test_agenda_reads(text: str, expected: Command) -> None:
+    assert_command(text, expected)
+
+
+def test_unsupported_agenda_range() -> None:
+    result = parse("what's on my calendar for next week")
+    assert result.command is None
+    assert result.reason == "unsupported_range"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("cancel the dentist tomorrow", AgendaRemove(title="dentist", day=dt.date(2026, 12, 1))),
+        ("delete dentist from my calendar", AgendaRemove(title="dentist")),
+        ("cancel dentist on friday", AgendaRemove(title="dentist", day=dt.date(2026, 12, 4))),
+        ("cancel tomorrow's dentist", AgendaRemove(title="dentist", day=dt.date(2026, 12, 1))),
+        ("remove the meeting with Ana from my calendar", AgendaRemove(title="meeting with Ana")),
+        (
+            "move the dentist to Friday at 4 pm",
+            AgendaMove(title="dentist", new_start=at(12, 4, 16)),
+        ),
+        (
+            "reschedule the dentist to next monday",
+            AgendaMove(title="dentist", new_start=dt.date(2026, 12, 7)),
+        ),
+        (
+            "move tomorrow's dentist to 5 pm",
+            AgendaMove(title="dentist", day=dt.date(2026, 12, 1), new_start=at(12, 1, 17)),
+        ),
+        (
+            "move the dentist from tomorrow to friday at 9",
+            AgendaMove(title="dentist", day=dt.date(2026, 12, 1), new_start=at(12, 4, 9)),
+        ),
+        (
+            "push the meeting with Ana to 3 pm",
+            AgendaMove(title="meeting with Ana", new_start=at(11, 30, 15)),
+        ),
+        (
+            "move the trip to Paris to Friday",
+            AgendaMove(title="trip to Paris", new_start=dt.date(2026, 12, 4)),
+        ),
+    ],
+)
+def test_agenda_changes(text: str, expected: Command) -> None:
+    assert_command(text, expected)
+
+
+def test_move_to_something_that_is_not_a_date() -> None:
+    result = parse("move the dentist to banana")
+    assert result.command is None
+    assert result.intent == "agenda.move"
+    assert result.reason == "missing_slot:new_start"
+
+
+# -- nothing to do -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "don't add milk",
+        "do not add eggs to the list",
+        "Please don't put eggs on the list.",
+        "never mind",
+        "nevermind",
+        "forget it",
+        "I don't need milk",
+        "I didn't buy milk",
+        "we haven't bought the eggs",
+        "cancel that",
+        "no, add milk",
+        "don't cancel the dentist tomorrow",
+    ],
+)
+def test_negations_do_nothing(text: str) -> None:
+    result = parse(text)
+    assert result.command is None
+    assert result.commands == ()
+    assert result.reason == "negated"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "what's the weather",
+        "tell me a joke",
+        "I like milk",
+        "milk",
+        "what time is it",
+        "is milk on my list",
+        "how many items are on my list",
+        # Whisper's mishearings of a leading "Add": never read as an add
+        "and milk to the list",
+        "at milk to the list",
+        "and eggs",
+        "At two liters of milk to the shopping list.",
+    ],
+)
+def test_chatter_and_near_misses_do_nothing(text: str) -> None:
+    result = parse(text)
+    assert result.command is None
+    assert result.commands == ()
+    assert result.reason == "not_understood"
+
+
+@pytest.mark.parametrize("text", ["", "   ", "?!", "thank you", "please", "uh um"])
+def test_empty_text(text: str) -> None:
+    result = parse(text)
+    assert result == ParseResult(command=None, intent=None, reason="empty")
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("add it to the list", "missing_slot:item"),
+        ("add to my list", "not_understood"),
+        # never an item called "milk to the shopping list"
+        ("add milk to the shopping list and eggs", "not_understood"),
+        ("add 0 apples", "invalid:quantity"),
+        ("add 20000 apples", "invalid:quantity"),
+    ],
+)
+def test_unusable_items(text: str, reason: str) -> None:
+    result = parse(text)
+    assert result.command is None
+    assert result.commands == ()
+    assert result.reason == reason

@@ -1,0 +1,395 @@
+"""Pedidos em português do Brasil -> o Command exato que o usuário espera (ou nenhum).
+
+Relógio fixo: segunda-feira 2026-11-30 10:00 em São Paulo.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from functools import cache
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from appliance.intents import IntentParser, ParseResult
+from appliance.protocol.commands import (
+    AgendaAdd,
+    AgendaList,
+    AgendaMove,
+    AgendaNext,
+    AgendaRemove,
+    Command,
+    ShoppingAdd,
+    ShoppingClearCompleted,
+    ShoppingComplete,
+    ShoppingList,
+    ShoppingRemove,
+    ShoppingUncomplete,
+)
+
+SP = ZoneInfo("America/Sao_Paulo")
+NOW = dt.datetime(2026, 11, 30, 10, 0, tzinfo=SP)  # segunda-feira
+
+
+@cache
+def parser() -> IntentParser:
+    return IntentParser(timezone="America/Sao_Paulo")
+
+
+def parse(text: str, lang: str = "pt") -> ParseResult:
+    return parser().parse(text, lang=lang, now=NOW)
+
+
+def at(month: int, day: int, hour: int, minute: int = 0, year: int = 2026) -> dt.datetime:
+    return dt.datetime(year, month, day, hour, minute, tzinfo=SP)
+
+
+def assert_command(text: str, expected: Command) -> None:
+    result = parse(text)
+    assert result.command == expected, (text, result)
+    assert result.intent == expected.action
+    assert result.reason is None
+    assert result.commands == (expected,)
+
+
+# -- compras: adicionar ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "adicione dois litros de leite à lista de compras",
+            ShoppingAdd(item="leite", quantity=2, unit="l"),
+        ),
+        ("coloca ovos na lista", ShoppingAdd(item="ovos")),
+        ("Adiciona leite na lista de compras.", ShoppingAdd(item="leite")),
+        ("põe arroz na lista do mercado", ShoppingAdd(item="arroz")),
+        ("bota sabão em pó na lista", ShoppingAdd(item="sabão em pó")),
+        ("adiciona café", ShoppingAdd(item="café")),
+        ("adiciona o pão na minha lista", ShoppingAdd(item="pão")),
+        # sem acento (teclado ou ASR)
+        ("adiciona cafe na lista", ShoppingAdd(item="cafe")),
+        ("poe acucar na lista", ShoppingAdd(item="acucar")),
+        # quantidades
+        ("adiciona um quilo e meio de arroz", ShoppingAdd(item="arroz", quantity=1.5, unit="kg")),
+        ("adiciona 1,5 kg de arroz", ShoppingAdd(item="arroz", quantity=1.5, unit="kg")),
+        (
+            "adiciona meio quilo de carne moída",
+            ShoppingAdd(item="carne moída", quantity=0.5, unit="kg"),
+        ),
+        ("adiciona três bananas", ShoppingAdd(item="bananas", quantity=3)),
+        ("adiciona tres bananas", ShoppingAdd(item="bananas", quantity=3)),
+        ("adiciona uma dúzia de ovos", ShoppingAdd(item="ovos", quantity=1, unit="dozen")),
+        ("adiciona duas dúzias de ovos", ShoppingAdd(item="ovos", quantity=2, unit="dozen")),
+        ("adiciona meia dúzia de ovos", ShoppingAdd(item="ovos", quantity=0.5, unit="dozen")),
+        (
+            "coloque duas caixas de leite na lista",
+            ShoppingAdd(item="leite", quantity=2, unit="box"),
+        ),
+        ("adiciona vinte e um pães", ShoppingAdd(item="pães", quantity=21)),
+        ("adiciona 200 gramas de queijo", ShoppingAdd(item="queijo", quantity=200, unit="g")),
+        # "um/uma" sem unidade é artigo: sem quantidade
+        ("adiciona um ovo", ShoppingAdd(item="ovo")),
+        ("adiciona uma melancia na lista", ShoppingAdd(item="melancia")),
+        ("adiciona alguns tomates", ShoppingAdd(item="tomates")),
+        ("adiciona mais leite", ShoppingAdd(item="leite")),
+        ("adiciona romeu e julieta", ShoppingAdd(item="romeu e julieta")),
+        # outras formas
+        ("acabou o café", ShoppingAdd(item="café")),
+        ("preciso comprar pilhas", ShoppingAdd(item="pilhas")),
+        ("não esquece de colocar leite na lista", ShoppingAdd(item="leite")),
+        # ruído de ASR
+        ("é... adiciona café por favor, obrigado", ShoppingAdd(item="café")),
+        ("Oi, você pode colocar detergente na lista?", ShoppingAdd(item="detergente")),
+    ],
+)
+def test_shopping_add(text: str, expected: Command) -> None:
+    assert_command(text, expected)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("adiciona arroz e feijão", (ShoppingAdd(item="arroz"), ShoppingAdd(item="feijão"))),
+        (
+            "adiciona leite, pão e uma dúzia de ovos na lista",
+            (
+                ShoppingAdd(item="leite"),
+                ShoppingAdd(item="pão"),
+                ShoppingAdd(item="ovos", quantity=1, unit="dozen"),
+            ),
+        ),
+        (
+            "coloca um quilo e meio de arroz e dois litros de leite na lista",
+            (
+                ShoppingAdd(item="arroz", quantity=1.5, unit="kg"),
+                ShoppingAdd(item="leite", quantity=2, unit="l"),
+            ),
+        ),
+    ],
+)
+def test_several_items(text: str, expected: tuple[Command, ...]) -> None:
+    result = parse(text)
+    assert result.command is None
+    assert result.reason == "multiple_items"
+    assert result.commands == expected
+
+
+# -- compras: tirar / comprado / desmarcar ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("tira o leite da lista", ShoppingRemove(item="leite")),
+        ("remove o sabão da lista de compras", ShoppingRemove(item="sabão")),
+        ("apaga os ovos", ShoppingRemove(item="ovos")),
+        ("exclui a manteiga da minha lista", ShoppingRemove(item="manteiga")),
+        ("comprei leite", ShoppingComplete(item="leite")),
+        ("já comprei o pão", ShoppingComplete(item="pão")),
+        ("peguei os ovos", ShoppingComplete(item="ovos")),
+        ("marca o leite como comprado", ShoppingComplete(item="leite")),
+        ("marque o café como comprado na lista", ShoppingComplete(item="café")),
+        ("risca o pão da lista", ShoppingComplete(item="pão")),
+        ("desmarca os ovos", ShoppingUncomplete(item="ovos")),
+        ("volta o leite pra lista", ShoppingUncomplete(item="leite")),
+        ("põe o leite de volta na lista", ShoppingUncomplete(item="leite")),
+    ],
+)
+def test_shopping_item_actions(text: str, expected: Command) -> None:
+    assert_command(text, expected)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("o que tem na minha lista de compras", ShoppingList()),
+        ("o que tem na lista", ShoppingList()),
+        ("o que tem na lista?", ShoppingList()),
+        ("lê a lista de compras", ShoppingList()),
+        ("me fala a lista", ShoppingList()),
+        ("o que eu preciso comprar", ShoppingList()),
+        ("o que falta comprar", ShoppingList()),
+        ("mostra a lista toda", ShoppingList(include_completed=True)),
+        ("limpa os itens marcados", ShoppingClearCompleted()),
+        ("limpa os itens comprados", ShoppingClearCompleted()),
+        ("apaga os itens marcados da lista", ShoppingClearCompleted()),
+        ("remove os concluídos", ShoppingClearCompleted()),
+    ],
+)
+def test_shopping_list_and_clear(text: str, expected: Command) -> None:
+    assert_command(text, expected)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "coloca ovos na lista de tarefas",
+        "o que tem na minha lista de tarefas",
+        "tira o leite da lista de presentes",
+    ],
+)
+def test_other_lists_are_refused(text: str) -> None:
+    result = parse(text)
+    assert result.command is None
+    assert result.reason == "unknown_list"
+
+
+# -- agenda -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "marca dentista amanhã às 15h na agenda",
+            AgendaAdd(title="dentista", start=at(12, 1, 15)),
+        ),
+        (
+            "marca dentista amanha as 15h na agenda",
+            AgendaAdd(title="dentista", start=at(12, 1, 15)),
+        ),
+        ("marca dentista amanhã às 15h", AgendaAdd(title="dentista", start=at(12, 1, 15))),
+        ("coloca na agenda reunião amanhã às 9", AgendaAdd(title="reunião", start=at(12, 1, 9))),
+        (
+            "marca dentista na agenda amanhã às 15h",
+            AgendaAdd(title="dentista", start=at(12, 1, 15)),
+        ),
+        ("agenda reunião na sexta às 10", AgendaAdd(title="reunião", start=at(12, 4, 10))),
+        (
+            "agenda reunião com a Ana sexta-feira que vem às 10",
+            AgendaAdd(title="reunião com a Ana", start=at(12, 4, 10)),
+        ),
+        ("agenda reunião na próxima segunda às 9", AgendaAdd(title="reunião", start=at(12, 7, 9))),
+        ("marca dentista dia 5 às 10 da manhã", AgendaAdd(title="dentista", start=at(12, 5, 10))),
+        (
+            "marca consulta no dentista amanhã às 3 da tarde",
+            AgendaAdd(title="consulta no dentista", start=at(12, 1, 15)),
+        ),
+        ("marca jantar amanhã às 8 da noite", AgendaAdd(title="jantar", start=at(12, 1, 20))),
+        (
+            "agendar almoço com a Ana dia 5 ao meio-dia",
+            AgendaAdd(title="almoço com a Ana", start=at(12, 5, 12)),
+        ),
+        ("agenda jantar sábado às 20h", AgendaAdd(title="jantar", start=at(12, 5, 20))),
+        ("agenda reunião às 16h30", AgendaAdd(title="reunião", start=at(11, 30, 16, 30))),
+        # "7h" escrito é hora de 24 horas; "às 7" sozinho é lido como 19h
+        ("agenda academia amanhã às 7h", AgendaAdd(title="academia", start=at(12, 1, 7))),
+        ("agenda academia amanhã às 7", AgendaAdd(title="academia", start=at(12, 1, 19))),
+        (
+            "agenda academia amanhã às sete da manhã",
+            AgendaAdd(title="academia", start=at(12, 1, 7)),
+        ),
+        (
+            "agenda aniversário da Maria 12 de dezembro",
+            AgendaAdd(title="aniversário da Maria", start=dt.date(2026, 12, 12)),
+        ),
+        (
+            "agenda férias primeiro de janeiro",
+            AgendaAdd(title="férias", start=dt.date(2027, 1, 1)),
+        ),
+        # dia inteiro: data sem hora (também "hoje à noite" sem hora)
+        ("agenda cinema hoje à noite", AgendaAdd(title="cinema", start=dt.date(2026, 11, 30))),
+        (
+            "marca dentista amanhã na agenda",
+            AgendaAdd(title="dentista", start=dt.date(2026, 12, 1)),
+        ),
+        # fim, duração, local
+        (
+            "agenda reunião amanhã das 14h às 15h30",
+            AgendaAdd(title="reunião", start=at(12, 1, 14), end=at(12, 1, 15, 30)),
+        ),
+        (
+            "agenda academia amanhã às 7h por uma hora e meia",
+            AgendaAdd(title="academia", start=at(12, 1, 7), duration_minutes=90),
+        ),
+        (
+            "marca consulta hoje à noite às 8 no consultório por uma hora",
+            AgendaAdd(
+                title="consulta",
+                start=at(11, 30, 20),
+                duration_minutes=60,
+                location="consultório",
+            ),
+        ),
+        (
+            "agenda reunião na próxima segunda às 9 no escritório",
+            AgendaAdd(title="reunião", start=at(12, 7, 9), location="escritório"),
+        ),
+    ],
+)
+def test_agenda_add(text: str, expected: Command) -> None:
+    assert_command(text, expected)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("o que tenho na agenda hoje", AgendaList(range="today")),
+        ("o que tem na minha agenda", AgendaList(range="today")),
+        ("o que eu tenho hoje à noite", AgendaList(range="today")),
+        ("o que eu tenho amanhã", AgendaList(range="tomorrow")),
+        ("como está minha agenda amanhã", AgendaList(range="tomorrow")),
+        ("tenho algum compromisso amanhã", AgendaList(range="tomorrow")),
+        ("o que tem na agenda essa semana", AgendaList(range="week")),
+        ("quais são os meus compromissos da semana", AgendaList(range="week")),
+        (
+            "o que tem na agenda no dia 5 de dezembro",
+            AgendaList(range="day", day=dt.date(2026, 12, 5)),
+        ),
+        ("qual a minha agenda na sexta", AgendaList(range="day", day=dt.date(2026, 12, 4))),
+        ("o que tenho na agenda dia 05/12", AgendaList(range="day", day=dt.date(2026, 12, 5))),
+        # fora da nossa gramática; lido pelo dateparser (dia primeiro)
+        ("o que tenho na agenda em 05-12-2026", AgendaList(range="day", day=dt.date(2026, 12, 5))),
+        ("qual é o meu próximo compromisso", AgendaNext()),
+        ("qual minha próxima reunião", AgendaNext()),
+        ("o que eu tenho a seguir", AgendaNext()),
+    ],
+)
+def test_agenda_reads(text: str, expected: Command) -> None:
+    assert_command(text, expected)
+
+
+def test_unsupported_agenda_range() -> None:
+    result = parse("o que tenho na agenda semana que vem")
+    assert result.command is None
+    assert result.reason == "unsupported_range"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("cancela o dentista de amanhã", AgendaRemove(title="dentista", day=dt.date(2026, 12, 1))),
+        ("cancela a reunião de sexta", AgendaRemove(title="reunião", day=dt.date(2026, 12, 4))),
+        ("apaga o dentista da agenda", AgendaRemove(title="dentista")),
+        # "desmarca" com data é compromisso; sem data é item da lista (acima)
+        ("desmarca o dentista de amanhã", AgendaRemove(title="dentista", day=dt.date(2026, 12, 1))),
+        (
+            "muda o dentista para sexta às 16h",
+            AgendaMove(title="dentista", new_start=at(12, 4, 16)),
+        ),
+        ("passa a reunião para amanhã às 10", AgendaMove(title="reunião", new_start=at(12, 1, 10))),
+        (
+            "remarca o dentista de amanhã para quinta",
+            AgendaMove(title="dentista", day=dt.date(2026, 12, 1), new_start=dt.date(2026, 12, 3)),
+        ),
+        ("adia a reunião para as 17h", AgendaMove(title="reunião", new_start=at(11, 30, 17))),
+    ],
+)
+def test_agenda_changes(text: str, expected: Command) -> None:
+    assert_command(text, expected)
+
+
+# -- nada a fazer ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "não adicione leite",
+        "não coloca ovos na lista",
+        "nao coloca ovos na lista",
+        "não preciso de leite",
+        "eu não comprei o pão",
+        "deixa pra lá",
+        "esquece",
+        "cancela isso",
+        "não cancela o dentista",
+    ],
+)
+def test_negations_do_nothing(text: str) -> None:
+    result = parse(text)
+    assert result.command is None
+    assert result.commands == ()
+    assert result.reason == "negated"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "que horas são",
+        "conta uma piada",
+        "eu gosto de leite",
+        "leite",
+        "como está o tempo hoje",
+        "tem leite na lista",
+        "e leite na lista",
+        "coloca leite na lista e ovos",
+    ],
+)
+def test_chatter_does_nothing(text: str) -> None:
+    result = parse(text)
+    assert result.command is None
+    assert result.commands == ()
+    assert result.reason == "not_understood"
+
+
+@pytest.mark.parametrize("text", ["", "obrigado", "por favor", "valeu!"])
+def test_empty_text(text: str) -> None:
+    assert parse(text) == ParseResult(command=None, intent=None, reason="empty")
+
+
+@pytest.mark.parametrize("lang", ["pt", "pt-BR", "pt_BR", "PT-br"])
+def test_language_tags(lang: str) -> None:
+    assert parse("coloca ovos na lista", lang=lang).command == ShoppingAdd(item="ovos")
