@@ -9,12 +9,13 @@ file (``--config`` or ``APPLIANCE_CONFIG``), then the defaults below.
 from __future__ import annotations
 
 import os
+import re
 import zoneinfo
 from pathlib import Path
 from typing import Any, ClassVar, Literal
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
-from pydantic import BaseModel, Field, SecretStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -48,6 +49,8 @@ def _local_timezone() -> str:
 
 class MqttSettings(BaseModel):
     """The MQTT broker the node talks to."""
+
+    model_config = ConfigDict(extra="forbid")
 
     url: str | None = Field(
         default=None,
@@ -84,11 +87,16 @@ class MqttSettings(BaseModel):
         if parts.scheme not in {"mqtt", "mqtts", "tcp", "ssl"} or not parts.hostname:
             msg = "mqtt.url must look like mqtt://host:1883 or mqtts://host:8883"
             raise ValueError(msg)
+        if parts.username or parts.password:
+            msg = "mqtt.url must not hold credentials: set mqtt.username and mqtt.password"
+            raise ValueError(msg)
         return value
 
 
 class DbSettings(BaseModel):
     """PostgreSQL (with the pgvector extension)."""
+
+    model_config = ConfigDict(extra="forbid")
 
     url: SecretStr | None = Field(
         default=None,
@@ -106,12 +114,16 @@ class DbSettings(BaseModel):
 class HomeAssistantSettings(BaseModel):
     """Home Assistant MQTT discovery."""
 
+    model_config = ConfigDict(extra="forbid")
+
     discovery: bool = Field(default=True, description="Publish MQTT discovery configs.")
     device_name: str = Field(default="Appliance", description="Device name shown in HA.")
 
 
 class ActionSettings(BaseModel):
     """How commands are executed."""
+
+    model_config = ConfigDict(extra="forbid")
 
     batch_max: int = Field(
         default=64,
@@ -220,9 +232,20 @@ def redacted(settings: Settings) -> dict[str, Any]:
     return data
 
 
-def _redact_url(url: str) -> str:
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.replace(f":{parts.password}@", ":**********@")
-    return parts._replace(netloc=netloc).geturl()
+_MASK = "**********"
+_KEYWORD_PASSWORD = re.compile(r"(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)", re.IGNORECASE)
+
+
+def _redact_url(dsn: str) -> str:
+    """A libpq URL or key=value string with every password masked."""
+    if "://" not in dsn:
+        return _KEYWORD_PASSWORD.sub(lambda m: m.group(1) + _MASK, dsn)
+    parts = urlsplit(dsn)
+    netloc = parts.netloc
+    if parts.password is not None:
+        netloc = netloc.replace(f":{parts.password}@", f":{_MASK}@")
+    query = urlencode(
+        [(k, _MASK if k.lower() == "password" else v) for k, v in parse_qsl(parts.query)],
+        safe="*/",
+    )
+    return parts._replace(netloc=netloc, query=query).geturl()
