@@ -69,11 +69,16 @@ def main(argv: list[str] | None = None) -> int:
         if command == "migrate":
             return asyncio.run(_migrate(settings))
         return asyncio.run(_say(settings, args))
-    except ApplianceError as err:
-        print(f"appliance: {err}", file=sys.stderr)
-        return EXIT_FAILED
     except KeyboardInterrupt:
         return EXIT_OK
+    except (ApplianceError, BaseExceptionGroup) as err:
+        # A task of the node's task group fails as a group: say why all the same.
+        errors = _leaves(err) if isinstance(err, BaseExceptionGroup) else [err]
+        if not all(isinstance(e, ApplianceError) for e in errors):
+            raise
+        for error in errors:
+            print(f"appliance: {error}", file=sys.stderr)
+        return EXIT_FAILED
 
 
 async def _run(settings: Settings) -> int:
@@ -134,6 +139,13 @@ async def _say(settings: Settings, args: argparse.Namespace) -> int:
         print(receipt.model_dump_json() if args.json else describe(receipt.to_json_obj()))
     statuses = {r.receipt.status for r in results}
     return EXIT_OK if statuses <= {"success", "no_change"} else EXIT_NOT_DONE
+
+
+def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
+    found: list[BaseException] = []
+    for exc in group.exceptions:
+        found.extend(_leaves(exc) if isinstance(exc, BaseExceptionGroup) else [exc])
+    return found
 
 
 def describe(receipt: dict[str, Any]) -> str:

@@ -154,7 +154,7 @@ class Settings(BaseSettings):
 
     data_dir: Path = Field(
         default_factory=_default_data_dir,
-        description="Embedded database, broker state and logs. Two nodes never share one.",
+        description="Embedded database, logs and state. Two nodes never share one.",
     )
     node_id: str = Field(
         default="appliance",
