@@ -20,7 +20,15 @@ class StoreError(ApplianceError):
 
 
 class StoreUnavailableError(StoreError):
-    """The database cannot be reached right now; safe to retry later."""
+    """The database cannot be reached right now; safe to retry later.
+
+    ``maybe_committed`` is True when the connection broke while committing: the
+    transaction may or may not have taken effect.
+    """
+
+    def __init__(self, message: str, *, maybe_committed: bool = False) -> None:
+        super().__init__(message)
+        self.maybe_committed = maybe_committed
 
 
 class EmbeddedServerError(ApplianceError):

@@ -121,7 +121,8 @@ class ActionService:
                 results = [await self._alone(r, ids) for r in requests]
         except StoreError as err:
             _LOGGER.error("database failed for %d commands: %s", len(requests), err)
-            return [Result(self._unavailable(r, str(err)), stored=False) for r in requests]
+            unknown = isinstance(err, StoreUnavailableError) and err.maybe_committed
+            return [Result(self._unavailable(r, str(err), unknown), stored=False) for r in requests]
         self._on_commit(
             {
                 r.receipt.action.partition(".")[0]
@@ -189,7 +190,12 @@ class ActionService:
             details={**request.details, **outcome.details},
         )
 
-    def _unavailable(self, request: Request, why: str) -> Receipt:
+    def _unavailable(self, request: Request, why: str, outcome_unknown: bool) -> Receipt:
+        consequence = (
+            "the outcome is unknown: resend with the same request_id to learn it"
+            if outcome_unknown
+            else "nothing was changed"
+        )
         return self._receipt(
-            request, Outcome("rejected", f"database_unavailable: {why}; nothing was changed")
+            request, Outcome("rejected", f"database_unavailable: {why}; {consequence}")
         )

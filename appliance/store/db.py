@@ -57,15 +57,17 @@ class Database:
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[Conn]:
         """A connection inside one transaction; psycopg errors come out as ours."""
+        committing = False
         try:
             async with self.pool.connection() as conn, conn.transaction():
                 yield conn
+                committing = True
         except PoolTimeout as err:
             msg = f"no database connection: {_describe(err)}"
             raise StoreUnavailableError(msg) from err
         except psycopg.OperationalError as err:
             msg = f"database unavailable: {_describe(err)}"
-            raise StoreUnavailableError(msg) from err
+            raise StoreUnavailableError(msg, maybe_committed=committing) from err
         except psycopg.Error as err:
             msg = f"database error: {_describe(err)}"
             raise StoreError(msg) from err
