@@ -1,0 +1,1 @@
+"""The voice turn: sessions, end of speech, the two-transcript gate, speech back."""

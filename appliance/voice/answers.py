@@ -1,0 +1,81 @@
+"""Yes/no answers to a confirmation question, English and Brazilian Portuguese.
+
+An answer counts as "yes" only when both engines heard yes; "no" from either engine
+drops the proposal (doing nothing is always safe).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Literal
+
+Answer = Literal["yes", "no"]
+
+_YES = {
+    "en": (
+        "yes", "yeah", "yep", "yup", "sure", "ok", "okay", "correct", "right", "that's right",
+        "that is right", "exactly", "do it", "go ahead", "please do", "yes please", "affirmative",
+        "of course", "absolutely", "definitely", "confirm", "confirmed", "uh huh", "indeed",
+    ),
+    "pt": (
+        "sim", "isso", "isso mesmo", "pode", "pode ser", "claro", "certo", "correto", "exato",
+        "isso ai", "com certeza", "confirmo", "confirma", "manda ver", "beleza", "ok", "positivo",
+        "sim por favor", "pode sim", "quero", "e isso",
+    ),
+}  # fmt: skip
+_NO = {
+    "en": (
+        "no", "nope", "nah", "no thanks", "no thank you", "cancel", "cancel that", "never mind",
+        "nevermind", "stop", "don't", "do not", "wrong", "that's wrong", "negative", "forget it",
+        "not really", "no way",
+    ),
+    "pt": (
+        "nao", "nao obrigado", "nao obrigada", "cancela", "cancelar", "deixa pra la", "esquece",
+        "errado", "esta errado", "negativo", "para", "nem pensar", "de jeito nenhum", "nao quero",
+    ),
+}  # fmt: skip
+_FILLER = re.compile(r"\b(uh|um|er|hmm|well|oh|ah|é|ah|hã|bom)\b")
+_PUNCT = re.compile(r"[^\w\s']")
+
+
+def _fold(text: str) -> str:
+    text = unicodedata.normalize("NFKD", text.casefold())
+    text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    text = _PUNCT.sub(" ", text)
+    text = _FILLER.sub(" ", text)
+    return " ".join(text.split())
+
+
+_YES_FOLDED = {lang: frozenset(_fold(p) for p in phrases) for lang, phrases in _YES.items()}
+_NO_FOLDED = {lang: frozenset(_fold(p) for p in phrases) for lang, phrases in _NO.items()}
+
+
+def parse_answer(text: str, lang: str) -> Answer | None:
+    """``yes``, ``no``, or None when the text is not a clear answer."""
+    folded = _fold(text)
+    if not folded:
+        return None
+    key = "pt" if lang.startswith("pt") else "en"
+    yes, no = _YES_FOLDED[key], _NO_FOLDED[key]
+    # A short answer may repeat or add a courtesy: "yes yes", "no, thanks".
+    if folded in no or any(folded.startswith(p + " ") for p in no if len(p) > 2):
+        return "no"
+    if folded in yes or folded.split()[0] in {"yes", "yeah", "yep", "sim"} and len(folded) < 30:
+        return "yes"
+    return None
+
+
+def combine(
+    primary: Answer | None, verifier: Answer | None, *, have_verifier: bool
+) -> Answer | None:
+    """Both engines must say yes; either saying no is no.
+
+    A language without a verifier engine relies on the spoken question itself: the
+    user heard exactly what will be done, so engine A's clear "yes" is taken.
+    """
+    if "no" in (primary, verifier):
+        return "no"
+    if primary == "yes" and (verifier == "yes" or not have_verifier):
+        return "yes"
+    return None

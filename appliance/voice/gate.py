@@ -1,0 +1,129 @@
+"""The two-transcript gate: a state-changing action runs only when both engines agree.
+
+Both transcripts go through the same intent parser. The gate compares what they
+*mean* (action, item, quantity, unit, date/time), normalised (case, articles,
+plurals, number words are already folded by the parser and ``item_key``), and never
+fuzzy-matches two different items into one.
+
+Decisions:
+- ``act``: both engines give the same state-changing commands: run them.
+- ``confirm``: one engine heard a state-changing command the other did not confirm:
+  change nothing, ask ("Did you want to add oat milk?").
+- ``read``: a read-only request (list, next event): runs on engine A alone; a
+  disagreement is recorded.
+- ``reject``: understood, but refused (a negation, another list, a bad slot).
+- ``chat``: speech that is not a command.
+- ``none``: nothing usable was heard.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from appliance.actions.items import item_key
+from appliance.protocol.commands import READ_ONLY_ACTIONS, Command
+
+Decision = Literal["act", "confirm", "reject", "read", "chat", "none"]
+REFUSALS = frozenset({"negated", "unknown_list", "multiple_items"})
+
+
+Parse = Callable[[str], Any]
+"""Text to an ``appliance.intents.ParseResult`` (or anything with the same fields)."""
+
+
+@dataclass(frozen=True)
+class Heard:
+    """One engine's transcript, as the gate sees it."""
+
+    engine: str
+    text: str
+    rejected: str | None = None
+
+    @property
+    def usable(self) -> bool:
+        return bool(self.text.strip()) and self.rejected is None
+
+
+@dataclass(frozen=True)
+class GateDecision:
+    decision: Decision
+    commands: tuple[Command, ...] = ()
+    intent: str | None = None
+    reason: str | None = None
+    agreed: bool = False
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+def command_key(command: Command) -> tuple[Any, ...]:
+    """What must be equal for two commands to mean the same thing."""
+    values: list[Any] = [command.action]
+    for name, value in sorted(command.model_dump().items()):
+        if name == "action":
+            continue
+        if name in ("item", "title") and isinstance(value, str):
+            values.append((name, item_key(value)))
+        elif isinstance(value, dt.datetime):
+            values.append((name, value.astimezone(dt.UTC).replace(second=0, microsecond=0)))
+        elif isinstance(value, float):
+            values.append((name, round(value, 3)))
+        else:
+            values.append((name, value))
+    return tuple(values)
+
+
+def _commands(result: Any) -> tuple[Command, ...]:
+    commands = tuple(getattr(result, "commands", ()) or ())
+    if not commands and getattr(result, "command", None) is not None:
+        commands = (result.command,)
+    return commands
+
+
+def _same(a: Sequence[Command], b: Sequence[Command]) -> bool:
+    return len(a) == len(b) and [command_key(x) for x in a] == [command_key(y) for y in b]
+
+
+def decide(primary: Heard, verifier: Heard | None, parse: Parse) -> GateDecision:
+    """Decide what a voice turn may do from engine A (``primary``) and engine B."""
+    a = parse(primary.text) if primary.usable else None
+    b = parse(verifier.text) if verifier is not None and verifier.usable else None
+    a_cmds = _commands(a) if a is not None else ()
+    b_cmds = _commands(b) if b is not None else ()
+    details = {
+        "primary_intent": getattr(a, "intent", None),
+        "verifier_intent": getattr(b, "intent", None),
+    }
+    if not a_cmds and not b_cmds:
+        return _nothing(primary, verifier, a, b, details)
+    if a_cmds and all(c.action in READ_ONLY_ACTIONS for c in a_cmds):
+        agreed = _same(a_cmds, b_cmds)
+        return GateDecision(
+            "read", a_cmds, a_cmds[0].action, None, agreed, {**details, "agreed": agreed}
+        )
+    if a_cmds and b_cmds and _same(a_cmds, b_cmds):
+        return GateDecision("act", a_cmds, a_cmds[0].action, None, True, details)
+    # Heard a change, not confirmed by the other engine: ask, change nothing. Prefer
+    # engine A's reading (free-form, fuller); B's when A had none.
+    proposal = tuple(c for c in (a_cmds or b_cmds) if c.action not in READ_ONLY_ACTIONS)
+    if not proposal:
+        return GateDecision("read", b_cmds, b_cmds[0].action, "verifier_only", False, details)
+    reason = "engines_disagree" if a_cmds and b_cmds else "not_confirmed"
+    return GateDecision("confirm", proposal, proposal[0].action, reason, False, details)
+
+
+def _nothing(
+    primary: Heard, verifier: Heard | None, a: Any, b: Any, details: dict[str, Any]
+) -> GateDecision:
+    reasons = {getattr(r, "reason", None) for r in (a, b) if r is not None}
+    refused = reasons & REFUSALS
+    if refused:
+        intent = getattr(a, "intent", None) or getattr(b, "intent", None)
+        return GateDecision("reject", (), intent, sorted(refused)[0], False, details)
+    if primary.usable:
+        return GateDecision("chat", (), None, getattr(a, "reason", None), False, details)
+    if verifier is not None and verifier.usable:
+        return GateDecision("none", (), None, "verifier_only", False, details)
+    why = primary.rejected or (verifier.rejected if verifier else None) or "no_speech"
+    return GateDecision("none", (), None, why, False, details)

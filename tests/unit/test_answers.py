@@ -1,0 +1,48 @@
+"""Yes/no answers in both languages, and the rule that both engines must say yes."""
+
+from __future__ import annotations
+
+import pytest
+
+from appliance.voice.answers import combine, parse_answer
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Yes.", "yeah", "Yep!", "sure", "Yes, please.", "that's right", "do it", "OK", "uh, yes"],
+)
+def test_english_yes(text: str) -> None:
+    assert parse_answer(text, "en") == "yes"
+
+
+@pytest.mark.parametrize(
+    "text", ["No.", "nope", "No, thanks.", "cancel that", "never mind", "don't", "forget it"]
+)
+def test_english_no(text: str) -> None:
+    assert parse_answer(text, "en") == "no"
+
+
+@pytest.mark.parametrize("text", ["Sim.", "isso mesmo", "pode", "Claro!", "pode sim", "é isso"])
+def test_portuguese_yes(text: str) -> None:
+    assert parse_answer(text, "pt") == "yes"
+
+
+@pytest.mark.parametrize("text", ["Não.", "não, obrigado", "cancela", "deixa pra lá", "esquece"])
+def test_portuguese_no(text: str) -> None:
+    assert parse_answer(text, "pt") == "no"
+
+
+@pytest.mark.parametrize(
+    "text", ["", "add milk", "maybe", "I don't know", "what did you say", "Thank you."]
+)
+def test_unclear_is_neither(text: str) -> None:
+    assert parse_answer(text, "en") is None
+
+
+def test_both_engines_must_say_yes() -> None:
+    assert combine("yes", "yes", have_verifier=True) == "yes"
+    assert combine("yes", None, have_verifier=True) is None
+    assert combine("yes", "no", have_verifier=True) == "no"
+    assert combine(None, "yes", have_verifier=True) is None
+    assert combine("yes", None, have_verifier=False) == "yes"
+    assert combine("no", None, have_verifier=False) == "no"

@@ -1,0 +1,137 @@
+"""The gate: only two agreeing transcripts change anything."""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import zoneinfo
+from typing import Any
+
+import pytest
+
+from appliance.intents import IntentParser
+from appliance.protocol import commands as c
+from appliance.voice.gate import GateDecision, Heard, command_key, decide
+
+TZ = zoneinfo.ZoneInfo("Europe/London")
+NOW = dt.datetime(2026, 11, 30, 10, 0, tzinfo=TZ)
+
+
+@pytest.fixture(scope="module")
+def parser() -> IntentParser:
+    return IntentParser(timezone="Europe/London")
+
+
+def gate(parser: IntentParser, a: str, b: str | None, lang: str = "en", **kw: Any) -> GateDecision:
+    parse = functools.partial(parser.parse, lang=lang, now=NOW)
+    verifier = Heard("pocketsphinx", b, kw.get("b_rejected")) if b is not None else None
+    return decide(Heard("whisper", a, kw.get("a_rejected")), verifier, parse)
+
+
+def test_agreeing_engines_act(parser: IntentParser) -> None:
+    result = gate(
+        parser,
+        "Add two liters of milk to the shopping list.",
+        "add two liters of milk to the shopping list",
+    )
+    assert result.decision == "act" and result.agreed
+    assert result.commands == (c.ShoppingAdd(item="milk", quantity=2, unit="l"),)
+
+
+def test_case_articles_plurals_and_number_words_do_not_matter(parser: IntentParser) -> None:
+    result = gate(
+        parser,
+        "Add 2 liters of the eggs to my shopping list",
+        "add two liters of eggs to the shopping list",
+    )
+    assert result.decision == "act"
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("add oat milk to the shopping list", "add milk to the shopping list"),
+        (
+            "add two liters of milk to the shopping list",
+            "add three liters of milk to the shopping list",
+        ),
+        ("add grapes to the shopping list", "add crepes to the shopping list"),
+        ("remove milk from the shopping list", "add milk to the shopping list"),
+        (
+            "add two liters of milk to the shopping list",
+            "add two bottles of milk to the shopping list",
+        ),
+    ],
+)
+def test_different_meanings_ask_and_change_nothing(parser: IntentParser, a: str, b: str) -> None:
+    result = gate(parser, a, b)
+    assert result.decision == "confirm"
+    assert result.reason == "engines_disagree"
+    assert result.commands == parser.parse(a, lang="en", now=NOW).commands
+
+
+def test_unconfirmed_change_asks(parser: IntentParser) -> None:
+    result = gate(parser, "add jam to the shopping list", "", b_rejected="low_confidence")
+    assert result.decision == "confirm" and result.reason == "not_confirmed"
+    no_verifier = gate(parser, "add jam to the shopping list", None)
+    assert no_verifier.decision == "confirm"
+
+
+def test_read_only_runs_on_engine_a_and_records_disagreement(parser: IntentParser) -> None:
+    result = gate(parser, "what's on my shopping list", "what's on my agenda today")
+    assert result.decision == "read" and not result.agreed
+    assert result.commands == (c.ShoppingList(),)
+
+
+def test_negation_is_rejected(parser: IntentParser) -> None:
+    result = gate(parser, "don't add milk to the shopping list", "add milk to the shopping list")
+    assert result.decision == "confirm" or result.decision == "reject"
+    assert all(cmd.action == "shopping.add" for cmd in result.commands)
+    both = gate(parser, "don't add milk", "don't add milk")
+    assert both.decision == "reject" and both.reason == "negated"
+
+
+def test_whisper_mishearing_add_as_and_does_not_act(parser: IntentParser) -> None:
+    result = gate(parser, "And jam.", "add jam to the shopping list")
+    assert result.decision != "act"
+
+
+def test_hallucination_and_silence_do_nothing(parser: IntentParser) -> None:
+    assert gate(parser, "Thank you.", "", a_rejected="hallucination").decision == "none"
+    assert gate(parser, "", "").decision == "none"
+    assert gate(parser, "", None).reason == "no_speech"
+
+
+def test_chatter_is_chat(parser: IntentParser) -> None:
+    assert gate(parser, "I watched a great movie last night", "").decision == "chat"
+
+
+def test_agenda_times_must_agree(parser: IntentParser) -> None:
+    same = gate(
+        parser,
+        "add dentist tomorrow at 3 pm to my calendar",
+        "add dentist tomorrow at three pm to my calendar",
+    )
+    assert same.decision == "act"
+    other = gate(
+        parser,
+        "add dentist tomorrow at 3 pm to my calendar",
+        "add dentist tomorrow at 2 pm to my calendar",
+    )
+    assert other.decision == "confirm"
+
+
+def test_portuguese(parser: IntentParser) -> None:
+    result = gate(
+        parser,
+        "Adicione dois litros de leite à lista de compras.",
+        "adicione dois litros de leite à lista de compras",
+        lang="pt",
+    )
+    assert result.decision == "act"
+    assert result.commands == (c.ShoppingAdd(item="leite", quantity=2, unit="l"),)
+
+
+def test_command_key_ignores_item_form_but_not_item() -> None:
+    assert command_key(c.ShoppingAdd(item="The Eggs")) == command_key(c.ShoppingAdd(item="egg"))
+    assert command_key(c.ShoppingAdd(item="milk")) != command_key(c.ShoppingAdd(item="oat milk"))
