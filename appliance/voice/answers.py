@@ -61,7 +61,7 @@ def parse_answer(text: str, lang: str) -> Answer | None:
     # A short answer may repeat or add a courtesy: "yes yes", "no, thanks".
     if folded in no or any(folded.startswith(p + " ") for p in no if len(p) > 2):
         return "no"
-    if folded in yes or folded.split()[0] in {"yes", "yeah", "yep", "sim"} and len(folded) < 30:
+    if folded in yes or (folded.split()[0] in {"yes", "yeah", "yep", "sim"} and len(folded) < 30):
         return "yes"
     return None
 

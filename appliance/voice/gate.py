@@ -116,7 +116,7 @@ def decide(primary: Heard, verifier: Heard | None, parse: Parse) -> GateDecision
 def _nothing(
     primary: Heard, verifier: Heard | None, a: Any, b: Any, details: dict[str, Any]
 ) -> GateDecision:
-    reasons = {getattr(r, "reason", None) for r in (a, b) if r is not None}
+    reasons: set[str] = {str(getattr(r, "reason", "")) for r in (a, b) if r is not None}
     refused = reasons & REFUSALS
     if refused:
         intent = getattr(a, "intent", None) or getattr(b, "intent", None)
