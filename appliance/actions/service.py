@@ -19,7 +19,7 @@ from appliance.actions import agenda, shopping
 from appliance.actions.context import Context, Handler, Outcome
 from appliance.errors import StoreError, StoreUnavailableError
 from appliance.protocol.commands import Command
-from appliance.protocol.receipts import Receipt, Source
+from appliance.protocol.receipts import Receipt, ReceiptEvent, ReceiptItem, Source
 from appliance.protocol.topics import Topics
 from appliance.settings import Settings
 from appliance.store import households
@@ -48,6 +48,8 @@ class Request:
     """The action named by the caller, kept on a rejection."""
     details: dict[str, Any] = field(default_factory=dict)
     """Extra receipt details (e.g. the text a command was parsed from)."""
+    confirm: tuple[Command, ...] = ()
+    """Commands heard but not confirmed: recorded as ``needs_confirmation``, not run."""
 
 
 @dataclass(frozen=True)
@@ -162,6 +164,8 @@ class ActionService:
         return Result(receipt, stored=True)
 
     async def _outcome(self, conn: Conn, request: Request, ids: _Ids, now: dt.datetime) -> Outcome:
+        if request.confirm:
+            return _proposal(request.confirm)
         if request.command is None:
             return Outcome("rejected", request.rejection or "invalid_command")
         ctx = Context(conn, ids.household_id, ids.list_id, ids.user_id, self._settings.tz, now)
@@ -199,3 +203,20 @@ class ActionService:
         return self._receipt(
             request, Outcome("rejected", f"database_unavailable: {why}; {consequence}")
         )
+
+
+def _proposal(commands: Sequence[Command]) -> Outcome:
+    """A ``needs_confirmation`` outcome naming what would be done."""
+    items: list[ReceiptItem] = []
+    events: list[ReceiptEvent] = []
+    for command in commands:
+        item = getattr(command, "item", None)
+        if isinstance(item, str):
+            items.append(ReceiptItem(name=item, quantity=getattr(command, "quantity", None),
+                                     unit=getattr(command, "unit", None)))  # fmt: skip
+        title = getattr(command, "title", None)
+        start = getattr(command, "start", None) or getattr(command, "new_start", None)
+        if isinstance(title, str):
+            events.append(ReceiptEvent(title=title, start=start.isoformat() if start else "",
+                                       location=getattr(command, "location", None)))  # fmt: skip
+    return Outcome("needs_confirmation", "not_confirmed", items=items, events=events)

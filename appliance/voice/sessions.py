@@ -1,0 +1,385 @@
+"""Voice sessions on the node: wake arbitration, audio routing, speech back, timeouts.
+
+A satellite claims a session after its wake word; claims that arrive within
+``arbitration_ms`` of each other compete and the best score wins, the others are told
+to stand down, so one spoken command never runs twice. Audio flows only for the
+accepted session; a session that outlives ``session_timeout_s`` is stopped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from appliance.actions.service import ActionService, Request
+from appliance.bus.mqtt import Bus
+from appliance.errors import BusError, StoreError
+from appliance.protocol.receipts import Receipt, Source
+from appliance.protocol.voice import (
+    AudioEnd,
+    Control,
+    PlayEnd,
+    SatelliteEvent,
+    SiteTopics,
+    WakeClaim,
+    parse_topic,
+)
+from appliance.voice.answers import combine, parse_answer
+from appliance.voice.turn import Engines, Milestones, TurnResult, VoiceTurn
+
+_LOGGER = logging.getLogger(__name__)
+PLAY_CHUNK_BYTES = 4096
+
+
+class VoiceSettings(BaseModel):
+    """Voice turns from satellites."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = Field(default=True, description="Accept voice sessions from satellites.")
+    arbitration_ms: int = Field(
+        default=300,
+        ge=0,
+        le=2000,
+        description="Wake claims this close together compete; the best score wins.",
+    )
+    session_timeout_s: float = Field(
+        default=30.0, gt=0, description="Longest a session may last, answer included."
+    )
+    confirm_timeout_s: float = Field(
+        default=8.0, gt=0, description="How long a yes/no answer is waited for."
+    )
+    playback_timeout_s: float = Field(
+        default=20.0, gt=0, description="How long the satellite's 'played' report is awaited."
+    )
+    site_users: dict[str, str] = Field(
+        default_factory=dict, description="Satellite site -> user whose list a voice acts on."
+    )
+    site_languages: dict[str, str] = Field(
+        default_factory=dict, description="Satellite site -> language (en or pt)."
+    )
+
+
+@dataclass
+class _Session:
+    site: str
+    claim: WakeClaim
+    turn: VoiceTurn
+    milestones: Milestones
+    task: asyncio.Task[None] | None = None
+    played: asyncio.Event = field(default_factory=asyncio.Event)
+    answer_turn: VoiceTurn | None = None
+
+
+KnownItems = Callable[[], Awaitable[Sequence[str]]]
+
+
+class VoiceSessions:
+    def __init__(
+        self,
+        *,
+        prefix: str,
+        bus: Bus,
+        engines: Engines,
+        service: ActionService,
+        settings: VoiceSettings,
+        default_user: str,
+        default_language: str,
+        known_items: KnownItems,
+        log_transcripts: bool = False,
+    ) -> None:
+        self._prefix = prefix
+        self._bus = bus
+        self._engines = engines
+        self._service = service
+        self._settings = settings
+        self._default_user = default_user
+        self._default_language = default_language
+        self._known_items = known_items
+        self._log_transcripts = log_transcripts
+        self._sessions: dict[str, _Session] = {}
+        self._pending: list[tuple[str, WakeClaim, float]] = []
+        self._window: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.results: list[TurnResult] = []
+
+    # --- incoming -------------------------------------------------------------------
+    def handle(self, topic: str, payload: bytes) -> bool:
+        """Route one satellite message; False when the topic is not a satellite's."""
+        parsed = parse_topic(self._prefix, topic)
+        if parsed is None:
+            return False
+        site, kind, session_id = parsed
+        try:
+            if kind == "wake":
+                self._claim(site, WakeClaim.from_payload(payload))
+            elif kind == "audio" and session_id is not None:
+                session = self._sessions.get(site)
+                if session is not None and session.claim.session_id == session_id:
+                    (session.answer_turn or session.turn).feed(payload)
+            elif kind == "audio_end" and session_id is not None:
+                end = AudioEnd.from_payload(payload)
+                session = self._sessions.get(site)
+                if session is not None and session.claim.session_id == end.session_id:
+                    (session.answer_turn or session.turn).end_of_stream()
+            elif kind == "event":
+                self._event(site, SatelliteEvent.from_payload(payload))
+        except ValidationError as err:
+            _LOGGER.warning("malformed %s message from %s: %s", kind, site, err.errors()[0]["msg"])
+        return True
+
+    def _claim(self, site: str, claim: WakeClaim) -> None:
+        if not self._settings.enabled:
+            self._spawn(
+                self._control(
+                    site,
+                    Control(type="reject", session_id=claim.session_id, reason="voice_disabled"),
+                )
+            )
+            return
+        if site in self._sessions:
+            self._spawn(
+                self._control(
+                    site, Control(type="reject", session_id=claim.session_id, reason="busy")
+                )
+            )
+            return
+        self._pending.append((site, claim, time.perf_counter()))
+        if self._window is None:
+            self._window = asyncio.create_task(self._arbitrate(), name="wake-arbitration")
+
+    async def _arbitrate(self) -> None:
+        await asyncio.sleep(self._settings.arbitration_ms / 1000)
+        claims, self._pending, self._window = self._pending, [], None
+        # One claim per site (the best), then the best site wins.
+        best_by_site: dict[str, tuple[WakeClaim, float]] = {}
+        for site, claim, at in claims:
+            if site not in best_by_site or claim.score > best_by_site[site][0].score:
+                best_by_site[site] = (claim, at)
+        ranked = sorted(best_by_site.items(), key=lambda kv: kv[1][0].score, reverse=True)
+        (winner, (claim, at)), losers = ranked[0], ranked[1:]
+        for site, (lost, _) in losers:
+            await self._control(
+                site,
+                Control(
+                    type="stand_down", session_id=lost.session_id, reason=f"answered by {winner}"
+                ),
+            )
+        await self._accept(winner, claim, at)
+
+    async def _accept(self, site: str, claim: WakeClaim, claimed_at: float) -> None:
+        milestones = Milestones(start=claimed_at)
+        milestones.mark("wake_claim")
+        lang = claim.lang or self._settings.site_languages.get(site, self._default_language)
+        user = self._settings.site_users.get(site, self._default_user)
+        try:
+            items = await self._known_items()
+        except StoreError as err:  # biasing is optional; the turn goes on without it
+            _LOGGER.warning("known items unavailable for biasing: %s", err)
+            items = ()
+        turn = self._new_turn(
+            session_id=claim.session_id,
+            site=site,
+            user=user,
+            lang=lang,
+            items=items,
+            milestones=milestones,
+        )
+        session = _Session(site, claim, turn, milestones)
+        self._sessions[site] = session
+        await self._control(site, Control(type="accept", session_id=claim.session_id))
+        milestones.mark("accepted")
+        session.task = asyncio.create_task(self._run(session), name=f"session-{site}")
+
+    def _new_turn(
+        self,
+        *,
+        session_id: str,
+        site: str,
+        user: str,
+        lang: str,
+        items: Sequence[str],
+        milestones: Milestones,
+        answer_only: bool = False,
+    ) -> VoiceTurn:
+        turn = VoiceTurn(
+            session_id=session_id,
+            site=site,
+            user=user,
+            lang=lang,
+            engines=self._engines,
+            service=None if answer_only else self._service,
+            known_items=items,
+            milestones=milestones,
+            log_transcripts=self._log_transcripts,
+            answer_only=answer_only,
+        )
+        turn.start()
+        return turn
+
+    def _event(self, site: str, event: SatelliteEvent) -> None:
+        session = self._sessions.get(site)
+        if session is None or (event.session_id and event.session_id != session.claim.session_id):
+            return
+        if event.type == "played":
+            session.milestones.mark("playback_finished")
+            session.played.set()
+        elif event.type == "stop" and session.task is not None:
+            session.task.cancel()
+
+    # --- the session ---------------------------------------------------------------
+    async def _run(self, session: _Session) -> None:
+        site, sid = session.site, session.claim.session_id
+        try:
+            async with asyncio.timeout(self._settings.session_timeout_s):
+                result = await session.turn.run(self._sink(session))
+                self.results.append(result)
+                if result.decision == "confirm" and result.receipts:
+                    await self._confirm(session, result)
+            await self._control(site, Control(type="end", session_id=sid))
+        except TimeoutError:
+            _LOGGER.warning("session %s at %s timed out", sid, site)
+            await self._control(site, Control(type="stop", session_id=sid, reason="timeout"))
+        except asyncio.CancelledError:
+            await self._control(site, Control(type="stop", session_id=sid, reason="stopped"))
+        finally:
+            self._sessions.pop(site, None)
+
+    async def _confirm(self, session: _Session, result: TurnResult) -> None:
+        """Ask again, hear a yes/no through both engines, then run or drop."""
+        proposal = result.receipts[0]
+        await self._wait_played(session)
+        session.played.clear()
+        answer_turn = self._new_turn(
+            session_id=session.claim.session_id,
+            site=session.site,
+            user=session.turn.user,
+            lang=session.turn.lang,
+            items=session.turn.known_items,
+            milestones=session.milestones,
+            answer_only=True,
+        )
+        session.answer_turn = answer_turn
+        await self._control(
+            session.site, Control(type="listen", session_id=session.claim.session_id)
+        )
+        try:
+            async with asyncio.timeout(self._settings.confirm_timeout_s):
+                heard = await answer_turn.run(_silent)
+        except TimeoutError:
+            heard = None
+        answer = None
+        if heard is not None:
+            have_verifier = answer_turn.has_verifier
+            answer = combine(
+                parse_answer(heard.transcripts["whisper"], session.turn.lang),
+                parse_answer(heard.transcripts["verifier"], session.turn.lang)
+                if have_verifier
+                else None,
+                have_verifier=have_verifier,
+            )
+        if answer != "yes":
+            _LOGGER.info("proposal %s dropped (%s)", proposal.request_id, answer or "no answer")
+            return
+        await self._run_proposal(session, proposal)
+
+    async def _run_proposal(self, session: _Session, proposal: Receipt) -> None:
+        from appliance.protocol.commands import parse_command
+
+        raw = proposal.details.get("proposal", [])
+        commands = [parse_command(dict(c)) for c in raw]
+        source = Source(kind="voice", site=session.site, user=session.turn.user)
+        requests = [
+            Request(
+                f"{proposal.request_id}-yes" + (f".{i}" if i > 1 else ""),
+                source,
+                command=c,
+                details={"confirmed": proposal.request_id},
+            )
+            for i, c in enumerate(commands, start=1)
+        ]
+        results = await self._service.execute_batch(requests)
+        receipts = [r.receipt for r in results]
+        loop = asyncio.get_running_loop()
+        narrator = self._engines.narrator
+        texts = []
+        for receipt in receipts:
+            narration = await loop.run_in_executor(
+                self._engines.executor, narrator.narrate, receipt, session.turn.lang
+            )
+            texts.append(narration.text)
+        text = " ".join(t for t in texts if t)
+        if text:
+            from appliance.voice.turn import _in_thread
+
+            chunks = _in_thread(
+                self._engines.speaker.synthesize(text, session.turn.lang), self._engines.executor
+            )
+            await self._sink(session)(text, self._engines.speaker.sample_rate, chunks)
+            await self._wait_played(session)
+
+    async def _wait_played(self, session: _Session) -> None:
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(self._settings.playback_timeout_s):
+                await session.played.wait()
+
+    # --- outgoing -------------------------------------------------------------------
+    def _sink(
+        self, session: _Session
+    ) -> Callable[[str, int, AsyncIterator[bytes]], Awaitable[None]]:
+        topics = SiteTopics(self._prefix, session.site)
+        sid = session.claim.session_id
+
+        async def send(text: str, rate: int, chunks: AsyncIterator[bytes]) -> None:
+            await self._control(
+                session.site,
+                Control(type="speak", session_id=sid, rate=rate, width=2, channels=1, text=text),
+            )
+            count = 0
+            async for pcm in chunks:
+                for start in range(0, len(pcm), PLAY_CHUNK_BYTES):
+                    chunk = pcm[start : start + PLAY_CHUNK_BYTES]
+                    await self._publish(topics.play(sid), chunk, qos=0)
+                    if count == 0:
+                        session.milestones.mark("first_speech_audio_sent")
+                    count += 1
+            end = PlayEnd(session_id=sid, chunks=count)
+            await self._publish(topics.play_end(sid), end.to_payload(), qos=1)
+
+        return send
+
+    async def _control(self, site: str, control: Control) -> None:
+        await self._publish(SiteTopics(self._prefix, site).control, control.to_payload(), qos=1)
+
+    async def _publish(self, topic: str, payload: bytes, qos: int) -> None:
+        try:
+            await self._bus.publish(topic, payload, qos=qos)
+        except BusError as err:
+            _LOGGER.warning("voice message to %s not sent: %s", topic, err)
+
+    def _spawn(self, coro: Awaitable[None]) -> None:
+        task: asyncio.Task[None] = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def close(self) -> None:
+        for session in list(self._sessions.values()):
+            if session.task is not None:
+                session.task.cancel()
+        tasks = [s.task for s in self._sessions.values() if s.task] + list(self._tasks)
+        if self._window is not None:
+            self._window.cancel()
+            tasks.append(self._window)
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def _silent(text: str, rate: int, chunks: AsyncIterator[bytes]) -> None:
+    """An answer turn says nothing itself."""
+    async for _ in chunks:
+        pass

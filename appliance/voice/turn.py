@@ -1,0 +1,351 @@
+"""One voice turn: audio in, end of speech, two transcripts, gate, action, speech out.
+
+The verifier consumes audio while the user speaks (in a worker thread), so its result
+is ready at the end of speech; Whisper runs on the whole utterance when speech ends,
+in parallel with the verifier's last step. Nothing here blocks the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from appliance.actions.service import ActionService, Request, Result
+from appliance.protocol.commands import Command
+from appliance.protocol.receipts import Receipt, Source
+from appliance.voice.gate import GateDecision, Heard, Parse, decide
+
+_LOGGER = logging.getLogger(__name__)
+
+
+# --- what a turn needs of the engines (implemented in appliance.asr/audio/tts/llm) ---
+class TranscriptLike(Protocol):
+    @property
+    def text(self) -> str: ...
+    @property
+    def rejected(self) -> str | None: ...
+
+
+class PrimaryEngine(Protocol):
+    def transcribe(self, pcm: bytes, hints: Any) -> TranscriptLike: ...
+
+
+class VerifierSession(Protocol):
+    def accept(self, pcm: bytes) -> None: ...
+    def finish(self) -> TranscriptLike: ...
+
+
+class EventLike(Protocol):
+    """An endpointer event; the turn looks at its class name and ``at_ms``."""
+
+
+class Endpointer(Protocol):
+    def feed(self, pcm: bytes) -> Sequence[Any]: ...
+    def utterance(self) -> bytes: ...
+
+
+class NarrationLike(Protocol):
+    @property
+    def text(self) -> str: ...
+    @property
+    def source(self) -> str: ...
+
+
+class Narrator(Protocol):
+    def narrate(self, receipt: Receipt, lang: str) -> NarrationLike: ...
+
+
+class Speaker(Protocol):
+    @property
+    def sample_rate(self) -> int: ...
+    def synthesize(self, text: str, lang: str) -> Iterator[bytes]: ...
+
+
+@dataclass
+class Engines:
+    """The loaded models; one set per node, shared by its turns."""
+
+    primary: PrimaryEngine
+    verifier_for: Callable[[str, Sequence[str]], VerifierSession | None]
+    """(language, known items) -> a fresh verifier session, or None (no verifier)."""
+    endpointer: Callable[[], Endpointer]
+    narrator: Narrator
+    speaker: Speaker
+    hints: Callable[[str, Sequence[str]], Any]
+    """(language, known items) -> the primary engine's hints."""
+    parse: Callable[[str, str], Parse]
+    """language -> text parser for the gate (bound to the current time)."""
+    executor: Executor
+
+
+SpeechSink = Callable[[str, int, AsyncIterator[bytes]], Awaitable[None]]
+"""(text, sample rate, PCM per sentence as it is synthesized) -> the satellite."""
+
+
+@dataclass
+class Milestones:
+    """Milliseconds since the wake claim."""
+
+    start: float = field(default_factory=time.perf_counter)
+    marks: dict[str, float] = field(default_factory=dict)
+
+    def mark(self, name: str) -> None:
+        self.marks.setdefault(name, round((time.perf_counter() - self.start) * 1000, 1))
+
+
+@dataclass
+class TurnResult:
+    transcripts: dict[str, str]
+    decision: str
+    gate: GateDecision | None
+    receipts: list[Receipt]
+    speech: str
+    milestones_ms: dict[str, float]
+
+    def to_json(self, file: str | None = None) -> dict[str, Any]:
+        intent = None
+        if self.gate is not None and self.gate.commands:
+            intent = self.gate.commands[0].model_dump(mode="json")
+        receipt = self.receipts[0].to_json_obj() if self.receipts else None
+        out: dict[str, Any] = {
+            "transcripts": self.transcripts,
+            "decision": self.decision,
+            "intent": intent,
+            "receipt": receipt,
+            "speech": self.speech,
+            "milestones_ms": self.milestones_ms,
+        }
+        if file is not None:
+            out = {"file": file, **out}
+        return out
+
+
+class VoiceTurn:
+    """Feed it audio; it ends by itself at end of speech (or call ``finish``)."""
+
+    def __init__(
+        self,
+        *,
+        session_id: str,
+        site: str | None,
+        user: str,
+        lang: str,
+        engines: Engines,
+        service: ActionService | None,
+        known_items: Sequence[str] = (),
+        milestones: Milestones | None = None,
+        dry_run: bool = False,
+        log_transcripts: bool = False,
+        answer_only: bool = False,
+    ) -> None:
+        self.session_id = session_id
+        self.site = site
+        self.user = user
+        self.lang = lang
+        self.engines = engines
+        self.service = service
+        self.known_items = tuple(known_items)
+        self.milestones = milestones or Milestones()
+        self.dry_run = dry_run
+        self.log_transcripts = log_transcripts
+        self.answer_only = answer_only
+        self._endpointer = engines.endpointer()
+        self._verifier = engines.verifier_for(lang, self.known_items)
+        self._chunks: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self._feeder: asyncio.Task[None] | None = None
+        self.speech_ended = asyncio.Event()
+        self.no_speech = False
+
+    @property
+    def has_verifier(self) -> bool:
+        return self._verifier is not None
+
+    # --- audio in -------------------------------------------------------------------
+    def start(self) -> None:
+        self._feeder = asyncio.create_task(
+            self._feed_verifier(), name=f"verifier-{self.session_id}"
+        )
+
+    def feed(self, pcm: bytes) -> None:
+        """Take a chunk (from the loop); the endpointer runs here, the verifier in a thread."""
+        if self.speech_ended.is_set():
+            return
+        for event in self._endpointer.feed(pcm):
+            kind = type(event).__name__
+            if kind == "SpeechStarted":
+                self.milestones.mark("speech_start")
+            elif kind == "SpeechEnded":
+                self.milestones.mark("end_of_speech")
+                self.speech_ended.set()
+            elif kind == "NoSpeech":
+                self.milestones.mark("no_speech")
+                self.no_speech = True
+                self.speech_ended.set()
+        self._chunks.put_nowait(pcm)
+        if self.speech_ended.is_set():
+            self._chunks.put_nowait(None)
+
+    def end_of_stream(self) -> None:
+        """The satellite stopped sending: whatever was heard is the utterance."""
+        if not self.speech_ended.is_set():
+            self.milestones.mark("end_of_speech")
+            if "speech_start" not in self.milestones.marks:
+                self.no_speech = True
+            self.speech_ended.set()
+            self._chunks.put_nowait(None)
+
+    async def _feed_verifier(self) -> None:
+        loop = asyncio.get_running_loop()
+        while (chunk := await self._chunks.get()) is not None:
+            if self._verifier is not None:
+                await loop.run_in_executor(self.engines.executor, self._verifier.accept, chunk)
+
+    # --- the turn ---------------------------------------------------------------------
+    async def run(self, sink: SpeechSink) -> TurnResult:
+        """Wait for end of speech, then decide, act and answer."""
+        if self._feeder is None:
+            self.start()
+        await self.speech_ended.wait()
+        if self.no_speech:
+            if self._feeder is not None:
+                self._feeder.cancel()
+            return TurnResult(
+                {"whisper": "", "verifier": ""}, "none", None, [], "", dict(self.milestones.marks)
+            )
+        loop = asyncio.get_running_loop()
+        utterance = self._endpointer.utterance()
+        hints = self.engines.hints(self.lang, self.known_items)
+        primary_job = loop.run_in_executor(
+            self.engines.executor, self.engines.primary.transcribe, utterance, hints
+        )
+        assert self._feeder is not None  # noqa: S101
+        await self._feeder
+        verifier_t = None
+        if self._verifier is not None:
+            verifier_t = await loop.run_in_executor(self.engines.executor, self._verifier.finish)
+            self.milestones.mark("verifier_ready")
+        primary_t = await primary_job
+        self.milestones.mark("whisper_ready")
+        heard_a = Heard("whisper", primary_t.text, primary_t.rejected)
+        heard_b = Heard("verifier", verifier_t.text, verifier_t.rejected) if verifier_t else None
+        gate = decide(heard_a, heard_b, self.engines.parse(self.lang, ""))
+        self.milestones.mark("gate_decision")
+        transcripts = {"whisper": heard_a.text, "verifier": heard_b.text if heard_b else ""}
+        if self.answer_only:
+            return TurnResult(transcripts, "answer", None, [], "", dict(self.milestones.marks))
+        self._log(gate, transcripts)
+        receipts = await self._act(gate, transcripts)
+        speech = await self._answer(gate, receipts, sink)
+        return TurnResult(
+            transcripts, gate.decision, gate, receipts, speech, dict(self.milestones.marks)
+        )
+
+    async def _act(self, gate: GateDecision, transcripts: dict[str, str]) -> list[Receipt]:
+        if self.service is None or self.dry_run or gate.decision in ("none", "chat"):
+            return []
+        source = Source(kind="voice", site=self.site, user=self.user)
+        details = {
+            "transcripts": transcripts,
+            "decision": gate.decision,
+            "gate_reason": gate.reason,
+        }
+        base = f"voice-{self.session_id}"
+        requests: list[Request] = []
+        if gate.decision in ("act", "read"):
+            for index, command in enumerate(gate.commands, start=1):
+                rid = base if index == 1 else f"{base}.{index}"
+                requests.append(Request(rid, source, command=command, details=details))
+        elif gate.decision == "confirm":
+            requests.append(self._proposal_request(base, source, gate.commands, details))
+        else:  # reject
+            requests.append(
+                Request(
+                    base,
+                    source,
+                    rejection=gate.reason or "refused",
+                    action=gate.intent,
+                    details=details,
+                )
+            )
+        results: list[Result] = await self.service.execute_batch(requests)
+        self.milestones.mark("receipt_committed")
+        return [r.receipt for r in results]
+
+    @staticmethod
+    def _proposal_request(
+        rid: str, source: Source, commands: Sequence[Command], details: dict[str, Any]
+    ) -> Request:
+        proposal = [c.model_dump(mode="json") for c in commands]
+        return Request(
+            rid,
+            source,
+            confirm=tuple(commands),
+            action=commands[0].action,
+            details={**details, "proposal": proposal},
+        )
+
+    async def _answer(self, gate: GateDecision, receipts: list[Receipt], sink: SpeechSink) -> str:
+        loop = asyncio.get_running_loop()
+        if receipts:
+            narrations = [
+                await loop.run_in_executor(
+                    self.engines.executor, self.engines.narrator.narrate, r, self.lang
+                )
+                for r in receipts
+            ]
+            text = " ".join(n.text for n in narrations if n.text)
+        else:
+            text = _FALLBACK.get((gate.decision, self.lang[:2]), "")
+        if not text:
+            return ""
+        speaker = self.engines.speaker
+        chunks = _in_thread(speaker.synthesize(text, self.lang), self.engines.executor)
+        await sink(text, speaker.sample_rate, self._marking(chunks))
+        return text
+
+    async def _marking(self, chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+        async for chunk in chunks:
+            self.milestones.mark("first_speech_audio")
+            yield chunk
+
+    def _log(self, gate: GateDecision, transcripts: dict[str, str]) -> None:
+        if self.log_transcripts:
+            _LOGGER.info(
+                "turn %s: %s (%s) heard %r",
+                self.session_id,
+                gate.decision,
+                gate.reason,
+                transcripts,
+            )
+        else:
+            _LOGGER.info(
+                "turn %s: %s (%s), transcripts of %d and %d characters",
+                self.session_id,
+                gate.decision,
+                gate.reason,
+                len(transcripts["whisper"]),
+                len(transcripts["verifier"]),
+            )
+
+
+_FALLBACK = {
+    ("chat", "en"): "Sorry, I can only help with the shopping list and the agenda.",
+    ("chat", "pt"): "Desculpe, só consigo ajudar com a lista de compras e a agenda.",
+}
+
+
+async def _in_thread(iterator: Iterator[bytes], executor: Executor) -> AsyncIterator[bytes]:
+    """Pull a blocking iterator (one sentence per step) without blocking the loop."""
+    loop = asyncio.get_running_loop()
+    done = object()
+    while True:
+        item = await loop.run_in_executor(executor, next, iterator, done)
+        if item is done:
+            return
+        assert isinstance(item, bytes)  # noqa: S101
+        yield item
