@@ -24,6 +24,7 @@ from appliance.protocol.topics import Topics
 from appliance.settings import Settings
 from appliance.store import households
 from appliance.store import receipts as receipt_store
+from appliance.store import shopping as shopping_store
 from appliance.store.db import Conn, Database
 
 _LOGGER = logging.getLogger(__name__)
@@ -94,6 +95,12 @@ class ActionService:
                 )
             ids = self._ids[user] = _Ids(user_id, household_id, list_id)
         return ids
+
+    async def known_items(self, user: str) -> list[str]:
+        """Names of the items on the user's list, now or before (newest first)."""
+        ids = await self._resolve(user)
+        async with self._db.transaction() as conn:
+            return await shopping_store.known_names(conn, ids.list_id)
 
     def topics_for(self, request_id: str) -> list[str]:
         return [self._topics.receipt(request_id), self._topics.receipts]

@@ -97,3 +97,8 @@ async def count_open(conn: Conn, list_id: int) -> int:
     cur = await conn.execute(_Q["count_open"], {"list_id": list_id})
     row = await cur.fetchone()
     return int(row[0]) if row else 0
+
+
+async def known_names(conn: Conn, list_id: int, limit: int = 200) -> list[str]:
+    cur = await conn.execute(_Q["known_names"], {"list_id": list_id, "limit": limit})
+    return [str(r[0]) for r in await cur.fetchall()]

@@ -46,3 +46,8 @@ SELECT count(*) FROM shopping_items WHERE list_id = %(list_id)s AND NOT complete
 DELETE FROM shopping_items
 WHERE list_id = %(list_id)s AND completed
 RETURNING name, quantity, unit, completed;
+
+-- name: known_names
+-- Items on the list now or before, newest first: the vocabulary speech recognition
+-- is biased toward.
+SELECT name FROM shopping_items WHERE list_id = %(list_id)s ORDER BY updated_at DESC LIMIT %(limit)s;
