@@ -182,8 +182,8 @@ async def test_acl_keeps_roles_apart(node: Node, mosquitto: Mosquitto) -> None:
         await ha.client.subscribe("appliance/receipts", qos=1)
         await ha.client.publish("appliance/receipts", b'{"forged": true}', qos=1)
         # ...and a satellite cannot send commands.
-        async with aiomqtt.Client("127.0.0.1", mosquitto.port, username="satellite-kitchen",
-                                  password=USERS["satellite-kitchen"]) as sat:  # fmt: skip
+        async with aiomqtt.Client("127.0.0.1", mosquitto.port, username="kitchen",
+                                  password=USERS["kitchen"]) as sat:  # fmt: skip
             await sat.publish("appliance/cmd/shopping/add", b'{"item": "beer"}', qos=1)
         await asyncio.sleep(0.5)
         listing = await ha.command("shopping.list", {})
@@ -192,8 +192,8 @@ async def test_acl_keeps_roles_apart(node: Node, mosquitto: Mosquitto) -> None:
 
 
 async def test_announce_is_forwarded_to_satellites(node: Node, mosquitto: Mosquitto) -> None:
-    async with aiomqtt.Client("127.0.0.1", mosquitto.port, username="satellite-kitchen",
-                              password=USERS["satellite-kitchen"]) as sat:  # fmt: skip
+    async with aiomqtt.Client("127.0.0.1", mosquitto.port, username="kitchen",
+                              password=USERS["kitchen"]) as sat:  # fmt: skip
         await sat.subscribe("appliance/announce", qos=1)
         async with ha_client(mosquitto) as ha:
             await ha.client.publish("appliance/ha/announce", b"Dinner is ready", qos=1)

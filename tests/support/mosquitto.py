@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 USERS = {
     "appliance": "node-secret",
     "homeassistant": "ha-secret",
-    "satellite-kitchen": "sat-secret",
+    "kitchen": "sat-secret",
 }
 
 
