@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from appliance import __version__
 from appliance.errors import ApplianceError
 from appliance.logs import setup_logging
+from appliance.models.cli import add_models_commands, run_models_command
 from appliance.settings import Settings, load_settings, redacted
 
 EXIT_OK = 0
@@ -48,6 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     say.add_argument("--json", action="store_true", help="print the receipt JSON")
 
     commands.add_parser("migrate", help="apply database migrations and exit")
+    add_models_commands(commands)
     return parser
 
 
@@ -63,6 +65,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(redacted(settings), indent=2))
         return EXIT_OK
     setup_logging(settings.log_level, settings.data_dir if command == "run" else None)
+    if command == "models":
+        return run_models_command(args, settings.data_dir)
     try:
         if command == "run":
             return asyncio.run(_run(settings))
