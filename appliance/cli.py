@@ -49,6 +49,14 @@ def build_parser() -> argparse.ArgumentParser:
     say.add_argument("--json", action="store_true", help="print the receipt JSON")
 
     commands.add_parser("migrate", help="apply database migrations and exit")
+
+    replay = commands.add_parser("replay", help="run WAV files through the voice pipeline")
+    replay.add_argument("files", nargs="+", type=Path, help="WAV files, any rate")
+    replay.add_argument("--site", help="the satellite site the audio comes from")
+    replay.add_argument("--lang", choices=["en", "pt"], help="language spoken")
+    replay.add_argument("--user", help="user the commands act for")
+    replay.add_argument("--dry-run", action="store_true", help="decide, but change nothing")
+    replay.add_argument("--jsonl", action="store_true", help="one compact JSON line per file")
     add_models_commands(commands)
     return parser
 
@@ -72,6 +80,20 @@ def main(argv: list[str] | None = None) -> int:
             return asyncio.run(_run(settings))
         if command == "migrate":
             return asyncio.run(_migrate(settings))
+        if command == "replay":
+            from appliance.voice.replay import replay
+
+            return asyncio.run(
+                replay(
+                    settings,
+                    args.files,
+                    site=args.site,
+                    lang=args.lang or settings.language,
+                    user=args.user or settings.default_user,
+                    dry_run=args.dry_run,
+                    jsonl=args.jsonl,
+                )
+            )
         return asyncio.run(_say(settings, args))
     except KeyboardInterrupt:
         return EXIT_OK

@@ -321,7 +321,9 @@ class VoiceSessions:
             chunks = _in_thread(
                 self._engines.speaker.synthesize(text, session.turn.lang), self._engines.executor
             )
-            await self._sink(session)(text, self._engines.speaker.sample_rate, chunks)
+            await self._sink(session)(
+                text, self._engines.speaker.sample_rate_for(session.turn.lang), chunks
+            )
             await self._wait_played(session)
 
     async def _wait_played(self, session: _Session) -> None:

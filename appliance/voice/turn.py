@@ -61,8 +61,7 @@ class Narrator(Protocol):
 
 
 class Speaker(Protocol):
-    @property
-    def sample_rate(self) -> int: ...
+    def sample_rate_for(self, lang: str) -> int: ...
     def synthesize(self, text: str, lang: str) -> Iterator[bytes]: ...
 
 
@@ -305,7 +304,7 @@ class VoiceTurn:
             return ""
         speaker = self.engines.speaker
         chunks = _in_thread(speaker.synthesize(text, self.lang), self.engines.executor)
-        await sink(text, speaker.sample_rate, self._marking(chunks))
+        await sink(text, speaker.sample_rate_for(self.lang), self._marking(chunks))
         return text
 
     async def _marking(self, chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
