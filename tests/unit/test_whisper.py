@@ -1,0 +1,284 @@
+"""Engine A on the real models: Whisper tiny.en (English) and Whisper base (Portuguese),
+on synthesized speech (Piper, espeak-ng) and real noise. Each model loads once per module.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from appliance.asr.base import (
+    REJECT_HALLUCINATION,
+    REJECT_LOW_CONFIDENCE,
+    REJECT_NO_SPEECH,
+    REJECT_REPETITION,
+    AsrError,
+    Hints,
+    Transcript,
+)
+from appliance.asr.whisper import (
+    PT_MODEL_DIR,
+    PT_MODEL_SIZE,
+    WhisperEngine,
+    WhisperSettings,
+    assemble_pt_model,
+    default_model_en,
+    normalize_text,
+)
+from tests.support import speech as sp
+
+pytestmark = pytest.mark.slow
+
+ITEMS = ("milk", "eggs", "bread", "jam", "cheese", "apples", "coffee")
+ITENS = ("leite", "ovos", "pão", "queijo", "maçãs")
+NOISE_REJECTIONS = {
+    REJECT_NO_SPEECH,
+    REJECT_HALLUCINATION,
+    REJECT_LOW_CONFIDENCE,
+    REJECT_REPETITION,
+}
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("appliance-data")
+
+
+@pytest.fixture(scope="module")
+def engine(data_dir: Path) -> Iterator[WhisperEngine]:
+    engine = WhisperEngine(WhisperSettings(), data_dir=data_dir)
+    engine.load("en")
+    yield engine
+
+
+@pytest.fixture(scope="module")
+def pt_engine(engine: WhisperEngine) -> WhisperEngine:
+    engine.load("pt")
+    return engine
+
+
+FUNCTION_WORDS = {"a", "of", "the", "to", "from", "on", "my", "o", "da", "de"}
+
+
+def word_errors(ref: str, hyp: str) -> int:
+    """Word-level edit distance."""
+    r, h = normalize_text(ref).split(), normalize_text(hyp).split()
+    row = list(range(len(h) + 1))
+    for i, word in enumerate(r, 1):
+        prev, row[0] = row[0], i
+        for j, other in enumerate(h, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (word != other))
+    return row[-1]
+
+
+def assert_heard(command: str, result: Transcript) -> None:
+    """Every content word heard, at most one function word wrong ("liters a milk")."""
+    assert result.rejected is None, result.details
+    words = set(normalize_text(result.text).split())
+    content = set(normalize_text(command).split()) - FUNCTION_WORDS
+    assert content <= words, result.text
+    assert word_errors(command, result.text) <= 1, result.text
+
+
+def assert_not_a_command(result: Transcript) -> None:
+    assert result.text == "", result.details
+    assert result.rejected in NOISE_REJECTIONS, result.details
+    assert not result.usable
+
+
+# -- English -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "add two liters of milk to the shopping list",
+        "remove eggs from the shopping list",
+        "what's on my agenda tomorrow",
+    ],
+)
+def test_english_commands(engine: WhisperEngine, command: str) -> None:
+    audio = sp.pad(sp.piper(command), 300, 300)
+    result = engine.transcribe(audio, Hints(lang="en", items=ITEMS))
+    assert_heard(command, result)
+    assert result.engine == "whisper"
+    assert result.confidence is not None
+    assert 0.5 < result.confidence <= 1.0
+    assert result.details["model"] == "model"  # the tiny.en package directory
+    assert result.details["tokens"] <= result.details["max_new_tokens"]
+    assert 0 < result.elapsed_ms < 10_000
+
+
+def test_leading_add_with_the_bias(engine: WhisperEngine) -> None:
+    # without a bias tiny.en hears "Add jam" as "Adjem."
+    audio = sp.pad(sp.piper("add jam"), 300, 300)
+    result = engine.transcribe(audio, Hints(items=ITEMS))
+    assert normalize_text(result.text) == "add jam"
+
+
+def test_espeak_voice(engine: WhisperEngine) -> None:
+    if not sp.have_espeak():
+        pytest.skip("espeak-ng is not installed")
+    audio = sp.pad(sp.espeak("remove eggs from the shopping list"), 300, 300)
+    result = engine.transcribe(audio, Hints(items=ITEMS))
+    assert_heard("remove eggs from the shopping list", result)
+
+
+def test_noisy_command(engine: WhisperEngine) -> None:
+    audio = sp.add_white_noise(sp.pad(sp.piper("remove eggs from the shopping list"), 300, 300), 10)
+    result = engine.transcribe(audio, Hints(items=ITEMS))
+    assert_heard("remove eggs from the shopping list", result)
+
+
+@pytest.mark.parametrize(
+    "noise",
+    [
+        pytest.param(lambda: sp.silence(2000), id="digital-silence"),
+        pytest.param(lambda: sp.white_noise(2000, -65, seed=1), id="white-65"),
+        pytest.param(lambda: sp.white_noise(2000, -40, seed=2), id="white-40"),
+        pytest.param(lambda: sp.white_noise(3000, -20, seed=3), id="white-20"),
+        pytest.param(lambda: sp.babble(3000, -25), id="babble"),
+        pytest.param(lambda: sp.tone(1500, 200, -20), id="tone"),
+        pytest.param(lambda: sp.white_noise(100, -20), id="too-short"),
+    ],
+)
+def test_silence_and_noise_are_never_commands(engine: WhisperEngine, noise: object) -> None:
+    assert callable(noise)
+    assert_not_a_command(engine.transcribe(noise(), Hints(items=ITEMS)))
+
+
+def test_sentence_prompt_loop_is_bounded_and_rejected(engine: WhisperEngine) -> None:
+    """A command *sentence* as prompt + greedy decoding loops on babble ("Add milk. Add
+    milk. ..."): the token budget stops it and the loop detector rejects it."""
+    looping = engine.with_settings(
+        WhisperSettings(
+            beam_size=1,
+            bias="prompt",
+            vocabulary={"en": "Add milk, eggs, bread. Remove apples. Shopping list, agenda."},
+            temperatures=(0.0, 0.4, 0.8),
+            max_decode_seconds=0.01,  # no time left for a fallback
+        )
+    )
+    started = time.perf_counter()
+    result = looping.transcribe(sp.babble(3000, -25), Hints())
+    assert time.perf_counter() - started < 10
+    assert_not_a_command(result)
+    assert result.details["attempts"] == 1
+    assert result.details["tokens"] <= result.details["max_new_tokens"] == 24 + 24
+    if result.rejected == REJECT_REPETITION:
+        assert result.details["repeated"]
+        assert result.details["raw_text"]
+
+
+def test_plain_transcribe_baseline(engine: WhisperEngine) -> None:
+    command = "add two liters of milk to the shopping list"
+    result = engine.plain_transcribe(sp.pad(sp.piper(command), 300, 300), "en")
+    assert result.details["mode"] == "plain"
+    assert result.rejected is None
+    assert "shopping list" in normalize_text(result.text)
+
+
+def test_timings(engine: WhisperEngine) -> None:
+    """Figures for the report (printed with -s); the machine is shared, so loose bounds."""
+    audio = sp.pad(sp.piper("add two liters of milk to the shopping list"), 300, 300)
+    greedy = engine.with_settings(WhisperSettings(beam_size=1))
+    figures = {}
+    runs: list[tuple[str, Callable[[], Transcript]]] = [
+        ("beam 5", lambda: engine.transcribe(audio, Hints(items=ITEMS))),
+        ("beam 1", lambda: greedy.transcribe(audio, Hints(items=ITEMS))),
+        ("plain", lambda: engine.plain_transcribe(audio, "en")),
+    ]
+    for label, run in runs:
+        figures[label] = min(run().elapsed_ms for _ in range(2))
+    print(f"whisper tiny.en, {len(audio) / 32:.0f} ms command, best of 2 in ms: {figures}")
+    assert all(ms < 8000 for ms in figures.values())
+
+
+# -- Portuguese --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["remova o queijo da lista de compras", "adicione pão"])
+def test_portuguese_commands(pt_engine: WhisperEngine, command: str) -> None:
+    if not sp.have_espeak():
+        pytest.skip("espeak-ng is not installed")
+    audio = sp.pad(sp.espeak(command, "pt-br"), 300, 300)
+    result = pt_engine.transcribe(audio, Hints(lang="pt-BR", items=ITENS))
+    assert_heard(command, result)
+    assert result.details["model"] == "whisper-base"
+    assert result.details["lang"] == "pt"
+
+
+@pytest.mark.parametrize(
+    "noise",
+    [
+        pytest.param(lambda: sp.white_noise(2000, -40, seed=2), id="white-40"),
+        pytest.param(lambda: sp.white_noise(3000, -20, seed=3), id="white-20"),
+        pytest.param(lambda: sp.babble(3000, -25), id="babble"),
+    ],
+)
+def test_portuguese_noise_is_never_a_command(pt_engine: WhisperEngine, noise: object) -> None:
+    assert callable(noise)
+    assert_not_a_command(pt_engine.transcribe(noise(), Hints(lang="pt", items=ITENS)))
+
+
+def test_pt_model_is_assembled_once(pt_engine: WhisperEngine, data_dir: Path) -> None:
+    target = data_dir / PT_MODEL_DIR
+    assert (target / "model.bin").stat().st_size == PT_MODEL_SIZE
+    assert sorted(p.name for p in target.iterdir()) == [
+        ".assembled",
+        "config.json",
+        "model.bin",
+        "tokenizer.json",
+        "vocabulary.txt",
+    ]
+    mtime = (target / "model.bin").stat().st_mtime_ns
+    started = time.perf_counter()
+    assert assemble_pt_model(data_dir) == target
+    assert time.perf_counter() - started < 0.1  # checked by size and marker, not rebuilt
+    assert (target / "model.bin").stat().st_mtime_ns == mtime
+    assert not [p for p in target.parent.iterdir() if p.name.startswith(".whisper-base-")]
+
+
+def test_broken_pt_model_is_rebuilt(tmp_path: Path) -> None:
+    target = tmp_path / PT_MODEL_DIR
+    target.mkdir(parents=True)
+    (target / "model.bin").write_bytes(b"half a model")
+    assert assemble_pt_model(tmp_path) == target
+    assert (target / "model.bin").stat().st_size == PT_MODEL_SIZE
+
+
+# -- errors ------------------------------------------------------------------------------
+
+
+def test_model_paths_must_be_model_directories(tmp_path: Path) -> None:
+    for path in (tmp_path, tmp_path / "tiny.en", Path("tiny.en")):
+        engine = WhisperEngine(WhisperSettings(model_en=path))
+        with pytest.raises(AsrError, match="not a CTranslate2 Whisper model directory"):
+            engine.load("en")
+    with pytest.raises(AsrError, match="data directory"):
+        WhisperEngine().load("pt")
+
+
+def test_with_settings_shares_models(engine: WhisperEngine) -> None:
+    other = engine.with_settings(WhisperSettings(beam_size=2))
+    assert other.load("en") is engine.load("en")
+    with pytest.raises(ValueError, match="must not change"):
+        engine.with_settings(WhisperSettings(cpu_threads=1))
+
+
+def test_english_only_model_cannot_do_portuguese() -> None:
+    engine = WhisperEngine(WhisperSettings(model_pt=default_model_en()))
+    with pytest.raises(AsrError, match="English-only"):
+        engine.load("pt")
+
+
+def test_bad_input(engine: WhisperEngine) -> None:
+    with pytest.raises(AsrError, match="odd number of bytes"):
+        engine.transcribe(b"\0\0\0", Hints())
+    with pytest.raises(AsrError, match="no Whisper model"):
+        engine.transcribe(bytes(32_000), Hints(lang="de"))
+    with pytest.raises(AsrError):
+        engine.plain_transcribe(b"\0", "en")
