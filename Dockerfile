@@ -18,7 +18,7 @@ ENV CMAKE_ARGS="-DGGML_NATIVE=OFF" \
 
 WORKDIR /src
 COPY . .
-RUN pip wheel --wheel-dir /wheels .
+RUN pip wheel --wheel-dir /wheels ".[node]"
 
 # --- runtime ------------------------------------------------------------------------
 FROM python:3.11-slim-bookworm
@@ -32,7 +32,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 RUN --mount=type=bind,from=builder,source=/wheels,target=/wheels \
     python -m venv /opt/appliance/.venv \
-    && /opt/appliance/.venv/bin/pip install --no-index --find-links=/wheels appliance
+    && /opt/appliance/.venv/bin/pip install --no-index --find-links=/wheels "appliance[node]"
 
 # A fixed uid, so that volume ownership survives a rebuild.
 RUN groupadd --system --gid 10001 appliance \
