@@ -23,6 +23,12 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from appliance.asr.whisper import WhisperSettings
+from appliance.audio.vad import VadSettings
+from appliance.llm.settings import LlmSettings
+from appliance.tts.settings import TtsSettings
+from appliance.voice.settings import VoiceSettings
+
 CONFIG_ENV = "APPLIANCE_CONFIG"
 
 
@@ -178,6 +184,11 @@ class Settings(BaseSettings):
     db: DbSettings = Field(default_factory=DbSettings)
     homeassistant: HomeAssistantSettings = Field(default_factory=HomeAssistantSettings)
     actions: ActionSettings = Field(default_factory=ActionSettings)
+    voice: VoiceSettings = Field(default_factory=VoiceSettings)
+    vad: VadSettings = Field(default_factory=VadSettings)
+    whisper: WhisperSettings = Field(default_factory=WhisperSettings)
+    llm: LlmSettings = Field(default_factory=LlmSettings)
+    tts: TtsSettings = Field(default_factory=TtsSettings)
 
     @field_validator("timezone")
     @classmethod

@@ -11,12 +11,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench import commands, startup
+from bench import commands, startup, voice
 
 RESULTS = Path(__file__).resolve().parent / "results"
 BENCHMARKS: dict[str, Callable[[], dict[str, Any]]] = {
     "commands": commands.run,
     "startup": startup.run,
+    "voice": voice.run,
 }
 
 

@@ -15,7 +15,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
 from appliance.actions.service import ActionService, Request
 from appliance.bus.mqtt import Bus
@@ -31,39 +31,11 @@ from appliance.protocol.voice import (
     parse_topic,
 )
 from appliance.voice.answers import combine, parse_answer
+from appliance.voice.settings import VoiceSettings
 from appliance.voice.turn import Engines, Milestones, TurnResult, VoiceTurn
 
 _LOGGER = logging.getLogger(__name__)
 PLAY_CHUNK_BYTES = 4096
-
-
-class VoiceSettings(BaseModel):
-    """Voice turns from satellites."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    enabled: bool = Field(default=True, description="Accept voice sessions from satellites.")
-    arbitration_ms: int = Field(
-        default=300,
-        ge=0,
-        le=2000,
-        description="Wake claims this close together compete; the best score wins.",
-    )
-    session_timeout_s: float = Field(
-        default=30.0, gt=0, description="Longest a session may last, answer included."
-    )
-    confirm_timeout_s: float = Field(
-        default=8.0, gt=0, description="How long a yes/no answer is waited for."
-    )
-    playback_timeout_s: float = Field(
-        default=20.0, gt=0, description="How long the satellite's 'played' report is awaited."
-    )
-    site_users: dict[str, str] = Field(
-        default_factory=dict, description="Satellite site -> user whose list a voice acts on."
-    )
-    site_languages: dict[str, str] = Field(
-        default_factory=dict, description="Satellite site -> language (en or pt)."
-    )
 
 
 @dataclass

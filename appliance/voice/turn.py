@@ -160,6 +160,10 @@ class VoiceTurn:
         self.speech_ended = asyncio.Event()
         self.no_speech = False
 
+    def utterance(self) -> bytes:
+        """The audio the endpointer kept: pre-roll, speech, post-roll."""
+        return self._endpointer.utterance()
+
     @property
     def has_verifier(self) -> bool:
         return self._verifier is not None
@@ -217,7 +221,7 @@ class VoiceTurn:
                 {"whisper": "", "verifier": ""}, "none", None, [], "", dict(self.milestones.marks)
             )
         loop = asyncio.get_running_loop()
-        utterance = self._endpointer.utterance()
+        utterance = self.utterance()
         hints = self.engines.hints(self.lang, self.known_items)
         primary_job = loop.run_in_executor(
             self.engines.executor, self.engines.primary.transcribe, utterance, hints

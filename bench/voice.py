@@ -1,0 +1,240 @@
+"""The voice turn on synthesized kitchen speech: acceptance, wrong actions, latency, memory.
+
+Utterances: commands (shopping and agenda), chatter and near misses, said by Piper
+(three speeds) and espeak-ng (two voices), clean and with white noise (20 dB) and
+babble (10 dB). The truth of an utterance is what the parser makes of its text.
+
+- accepted: the gate decided ``act`` with exactly the commands said;
+- wrong action: ``act`` with other commands, or any ``act`` on chatter, near misses,
+  silence or noise;
+- the same two figures for a Whisper-only pipeline (act on whatever Whisper's text
+  parses to), on the same audio, in the same run;
+- latency, through the real pipeline against the embedded PostgreSQL: end of speech
+  to receipt committed and to first speech audio, against plain ``transcribe()``
+  with faster-whisper's defaults on the same audio (the baseline);
+- resident memory with every model loaded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import statistics
+import tempfile
+import time
+import uuid
+from collections import Counter
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+from appliance.protocol.voice import CHUNK_BYTES
+from tests.support import speech
+
+COMMANDS = [
+    "add two liters of milk to the shopping list",
+    "add a dozen eggs to the shopping list",
+    "add bread to the shopping list",
+    "put bananas on the shopping list",
+    "add three apples to my shopping list",
+    "add oat milk to the shopping list",
+    "add a kilo of rice to the shopping list",
+    "add coffee to the shopping list",
+    "remove the eggs from the shopping list",
+    "take the bread off the shopping list",
+    "check off the milk",
+    "add butter to the shopping list",
+    "add two cans of tomatoes to the shopping list",
+    "add cheese to the shopping list",
+    "add dentist tomorrow at three pm to my calendar",
+    "what's on my shopping list",
+    "what's on my agenda tomorrow",
+    "what's my next appointment",
+]
+NOT_COMMANDS = [
+    "the weather is lovely today",
+    "I watched a movie last night",
+    "don't add milk to the shopping list",
+    "can you tell me a joke",
+    "my sister is coming for dinner",
+]
+VOICES: dict[str, Callable[[str], bytes]] = {
+    "piper": lambda t: speech.piper(t),
+    "piper_fast": lambda t: speech.piper(t, length_scale=0.85),
+    "piper_slow": lambda t: speech.piper(t, length_scale=1.2),
+    "espeak_us": lambda t: speech.espeak(t, "en-us", speed=160),
+    "espeak_gb_f": lambda t: speech.espeak(t, "en-gb+f3", speed=170),
+}
+CONDITIONS: dict[str, Callable[[bytes], bytes]] = {
+    "clean": lambda pcm: pcm,
+    "white20": lambda pcm: speech.add_white_noise(pcm, 20),
+    "babble10": lambda pcm: speech.add_babble(pcm, 10),
+}
+
+
+def _rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+async def _discard(text: str, rate: int, chunks: AsyncIterator[bytes]) -> None:
+    async for _ in chunks:
+        pass
+
+
+def _keys(commands: Any) -> list[Any]:
+    from appliance.voice.gate import command_key
+
+    return [command_key(c) for c in commands]
+
+
+async def _run(limit: int | None) -> dict[str, Any]:
+    from appliance.actions.service import ActionService
+    from appliance.node import open_database
+    from appliance.protocol.topics import Topics
+    from appliance.settings import Settings
+    from appliance.voice.engines import load_engines
+    from appliance.voice.turn import VoiceTurn
+
+    with tempfile.TemporaryDirectory(prefix="appliance-voice-") as tmp:
+        settings = Settings(data_dir=Path(tmp), timezone="UTC", language="en")
+        rss_before = _rss_mb()
+        started = time.perf_counter()
+        engines = await asyncio.to_thread(load_engines, settings)
+        load_s = time.perf_counter() - started
+        rss_loaded = _rss_mb()
+        parse = engines.parse("en", "")
+        cases = [(t, True) for t in COMMANDS] + [(t, False) for t in NOT_COMMANDS]
+        counts: Counter[str] = Counter()
+        eos_to_receipt, eos_to_audio, turn_compute, plain = [], [], [], []
+        failures: list[dict[str, Any]] = []
+        async with open_database(settings) as db:
+            service = ActionService(db, settings, Topics())
+            n = 0
+            for voice_name, voice in VOICES.items():
+                for condition, noisy in CONDITIONS.items():
+                    for text, is_command in cases:
+                        if limit is not None and n >= limit:
+                            break
+                        n += 1
+                        truth = parse(text).commands if is_command else ()
+                        pcm = noisy(speech.pad(voice(text), 300, 1200))
+                        turn = VoiceTurn(
+                            session_id=uuid.uuid4().hex[:12],
+                            site="bench",
+                            user="bench",
+                            lang="en",
+                            engines=engines,
+                            service=service,
+                            known_items=await service.known_items("bench"),
+                        )
+                        turn.start()
+                        for start in range(0, len(pcm), CHUNK_BYTES):
+                            turn.feed(pcm[start : start + CHUNK_BYTES])
+                            if turn.speech_ended.is_set():
+                                break
+                        turn.end_of_stream()
+                        result = await turn.run(_discard)
+                        marks = result.milestones_ms
+                        gate = result.gate
+                        acted = gate is not None and gate.decision in ("act", "read")
+                        right = acted and truth and _keys(gate.commands) == _keys(truth)
+                        counts["utterances"] += 1
+                        counts["commands"] += bool(truth)
+                        counts["accepted"] += bool(right)
+                        counts[f"commands/{condition}"] += bool(truth)
+                        counts[f"accepted/{condition}"] += bool(right)
+                        counts[f"commands/{voice_name}"] += bool(truth)
+                        counts[f"accepted/{voice_name}"] += bool(right)
+                        counts["wrong_actions"] += bool(
+                            acted and not right and gate and gate.decision == "act"
+                        )
+                        counts[f"decision_{result.decision}"] += 1
+                        # Whisper alone, as a one-engine pipeline would act.
+                        alone = parse(result.transcripts["whisper"]).commands
+                        counts["whisper_only_accepted"] += bool(
+                            truth and alone and _keys(alone) == _keys(truth)
+                        )
+                        counts["whisper_only_wrong"] += bool(
+                            alone
+                            and (not truth or _keys(alone) != _keys(truth))
+                            and any(c.changes_state for c in alone)
+                        )
+                        if "end_of_speech" in marks and "receipt_committed" in marks:
+                            eos_to_receipt.append(
+                                marks["receipt_committed"] - marks["end_of_speech"]
+                            )
+                        if "end_of_speech" in marks and "first_speech_audio" in marks:
+                            eos_to_audio.append(
+                                marks["first_speech_audio"] - marks["end_of_speech"]
+                            )
+                        if "end_of_speech" in marks and "gate_decision" in marks:
+                            turn_compute.append(marks["gate_decision"] - marks["end_of_speech"])
+                        if voice_name == "piper" and condition == "clean":
+                            t0 = time.perf_counter()
+                            await asyncio.to_thread(
+                                engines.primary.plain_transcribe, turn.utterance(), "en"
+                            )  # type: ignore[attr-defined]
+                            plain.append((time.perf_counter() - t0) * 1000)
+                        if (truth and not right) or (not truth and acted):
+                            failures.append(
+                                {
+                                    "voice": voice_name,
+                                    "condition": condition,
+                                    "said": text,
+                                    "decision": result.decision,
+                                    "heard": result.transcripts,
+                                }
+                            )
+        rss_after = _rss_mb()
+
+    def median(values: list[float]) -> float | None:
+        return round(statistics.median(values), 1) if values else None
+
+    commands = counts["commands"] or 1
+    return {
+        "utterances": counts["utterances"],
+        "commands": counts["commands"],
+        "acceptance_rate": round(counts["accepted"] / commands, 3),
+        "acceptance_by": {
+            key: round(counts[f"accepted/{key}"] / counts[f"commands/{key}"], 3)
+            for key in [*CONDITIONS, *VOICES]
+            if counts[f"commands/{key}"]
+        },
+        "wrong_actions": counts["wrong_actions"],
+        "whisper_only_acceptance_rate": round(counts["whisper_only_accepted"] / commands, 3),
+        "whisper_only_wrong_actions": counts["whisper_only_wrong"],
+        "decisions": {k[9:]: v for k, v in counts.items() if k.startswith("decision_")},
+        "latency_ms_median": {
+            "end_of_speech_to_gate": median(turn_compute),
+            "end_of_speech_to_receipt_committed": median(eos_to_receipt),
+            "end_of_speech_to_first_speech_audio": median(eos_to_audio),
+            "plain_faster_whisper_defaults_transcribe": median(plain),
+        },
+        "ratio_turn_to_plain_transcribe": (
+            round(statistics.median(eos_to_receipt) / statistics.median(plain), 2)
+            if eos_to_receipt and plain
+            else None
+        ),
+        "models_load_s": round(load_s, 2),
+        "rss_mb": {
+            "before": round(rss_before),
+            "loaded": round(rss_loaded),
+            "after": round(rss_after),
+        },
+        "failures_sample": failures[:25],
+        "when": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "goals": {
+            "acceptance_rate_clean": 0.95,
+            "wrong_actions": 0,
+            "end_of_speech_to_receipt_ms": 600,
+            "end_of_speech_to_speech_ms": 1000,
+            "rss_mb": 1500,
+        },
+    }
+
+
+def run(limit: int | None = None) -> dict[str, Any]:
+    return asyncio.run(_run(limit))
