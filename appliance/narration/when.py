@@ -1,0 +1,137 @@
+"""Event dates and times as words, relative to now when close.
+
+Dates are read in the receipt's own offset (an event's ``start`` carries it): "today",
+"tomorrow", "yesterday", a weekday within the coming week, else the date. Times stay
+digits ("3 PM", "15h"); spelling numbers out is the TTS's job.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+EN_WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+PT_WEEKDAYS = (
+    "segunda-feira", "terça-feira", "quarta-feira", "quinta-feira", "sexta-feira",
+    "sábado", "domingo",
+)  # fmt: skip
+EN_MONTHS = (
+    "January", "February", "March", "April", "May", "June", "July", "August",
+    "September", "October", "November", "December",
+)  # fmt: skip
+PT_MONTHS = (
+    "janeiro", "fevereiro", "março", "abril", "maio", "junho", "julho", "agosto",
+    "setembro", "outubro", "novembro", "dezembro",
+)  # fmt: skip
+
+WEEK_AHEAD = 6
+"""Days ahead that are still named by their weekday."""
+
+
+@dataclass(frozen=True)
+class Moment:
+    """An event boundary: a day, and a local time unless the event is all-day."""
+
+    day: dt.date
+    time: dt.time | None
+    tz: dt.tzinfo | None
+
+
+def parse_moment(value: str | None) -> Moment | None:
+    """``"2026-12-01T15:00:00-03:00"`` or ``"2026-12-01"``; None when unreadable."""
+    if not value:
+        return None
+    try:
+        if len(value) == 10:
+            return Moment(dt.date.fromisoformat(value), None, None)
+        stamp = dt.datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return Moment(stamp.date(), stamp.time().replace(second=0, microsecond=0), stamp.tzinfo)
+
+
+def default_now() -> dt.datetime:
+    """Now, aware, in the machine's local zone."""
+    return dt.datetime.now(dt.UTC).astimezone()
+
+
+def today_for(moment: Moment, now: dt.datetime) -> dt.date:
+    """Today's date in the moment's own offset (in ``now``'s zone for all-day events)."""
+    if now.tzinfo is None:
+        return now.date()
+    return now.astimezone(moment.tz).date() if moment.tz is not None else now.date()
+
+
+@dataclass(frozen=True)
+class DayWords:
+    adverbial: str
+    """"tomorrow", "on Friday", "on March 5" / "amanhã", "na sexta-feira", "em 5 de março"."""
+    bare: str
+    """"tomorrow", "Friday", "March 5" (after "to"/"for") / "amanhã", "sexta-feira"."""
+
+
+def _en_day(day: dt.date, today: dt.date) -> DayWords:
+    delta = (day - today).days
+    if delta == 0:
+        return DayWords("today", "today")
+    if delta == 1:
+        return DayWords("tomorrow", "tomorrow")
+    if delta == -1:
+        return DayWords("yesterday", "yesterday")
+    if 2 <= delta <= WEEK_AHEAD:
+        name = EN_WEEKDAYS[day.weekday()]
+        return DayWords(f"on {name}", name)
+    date = f"{EN_MONTHS[day.month - 1]} {day.day}"
+    if day.year != today.year:
+        date += f", {day.year}"
+    return DayWords(f"on {date}", date)
+
+
+def _pt_day(day: dt.date, today: dt.date) -> DayWords:
+    delta = (day - today).days
+    if delta == 0:
+        return DayWords("hoje", "hoje")
+    if delta == 1:
+        return DayWords("amanhã", "amanhã")
+    if delta == -1:
+        return DayWords("ontem", "ontem")
+    if 2 <= delta <= WEEK_AHEAD:
+        name = PT_WEEKDAYS[day.weekday()]
+        article = "no" if day.weekday() >= 5 else "na"
+        return DayWords(f"{article} {name}", name)
+    number = "1º" if day.day == 1 else str(day.day)
+    date = f"{number} de {PT_MONTHS[day.month - 1]}"
+    if day.year != today.year:
+        date += f" de {day.year}"
+    return DayWords(f"em {date}", date)
+
+
+def day_words(day: dt.date, today: dt.date, lang: str) -> DayWords:
+    return _pt_day(day, today) if lang == "pt" else _en_day(day, today)
+
+
+def time_words(time: dt.time, lang: str) -> str:
+    """ "at 3 PM", "at 3:30 PM", "at noon" / "às 15h", "às 15h30", "ao meio-dia"."""
+    hour, minute = time.hour, time.minute
+    if lang == "pt":
+        if minute == 0 and hour == 12:
+            return "ao meio-dia"
+        if minute == 0 and hour == 0:
+            return "à meia-noite"
+        preposition = "à" if hour in (0, 1) else "às"
+        return f"{preposition} {hour}h" + (f"{minute:02d}" if minute else "")
+    if minute == 0 and hour == 12:
+        return "at noon"
+    if minute == 0 and hour == 0:
+        return "at midnight"
+    clock = str(hour % 12 or 12) + (f":{minute:02d}" if minute else "")
+    return f"at {clock} {'PM' if hour >= 12 else 'AM'}"
+
+
+def when(moment: Moment, now: dt.datetime, lang: str, *, bare: bool = False) -> str:
+    """ "tomorrow at 3 PM" (``bare``: "Friday at 4 PM", to follow "to"/"for")."""
+    words = day_words(moment.day, today_for(moment, now), lang)
+    day = words.bare if bare else words.adverbial
+    if moment.time is None:
+        return day
+    return f"{day} {time_words(moment.time, lang)}"

@@ -1,0 +1,256 @@
+"""Deterministic sentences: every action x status x reason, English and Portuguese."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from appliance.narration import check, template_sentence
+from appliance.narration.phrases import format_number, is_plural, pt_gender
+from appliance.narration.samples import ENGLISH, PORTUGUESE, event, item, receipt, samples
+from appliance.narration.templates import TEMPLATES, template_key
+from appliance.narration.view import view
+from appliance.protocol.receipts import STATUSES
+
+BRT = dt.timezone(dt.timedelta(hours=-3))
+NOW = dt.datetime(2026, 11, 30, 10, 0, tzinfo=BRT)  # a Monday
+EN = samples(NOW, ENGLISH)
+PT = samples(NOW, PORTUGUESE)
+
+EXPECTED_EN = {
+    "add": "I added 2 liters of milk to the shopping list.",
+    "add_plain": "I added eggs to the shopping list.",
+    "add_count": "I added 12 eggs to the shopping list.",
+    "add_merged": "The shopping list now has 3 liters of milk.",
+    "add_reopened": "I put 1 liter of milk back on the shopping list.",
+    "add_already": "Milk is already on the list.",
+    "add_already_plural": "Eggs are already on the list.",
+    "add_unit_conflict": "The list already has 1 kilo of rice; I didn't change it.",
+    "add_confirm": "Did you want to add oat milk?",
+    "add_db_down": "Sorry, I couldn't reach the database; nothing was changed.",
+    "remove": "I removed milk from the shopping list.",
+    "remove_missing": "Eggs aren't on the list.",
+    "complete": "I checked off milk.",
+    "complete_already": "Eggs are already checked off.",
+    "uncomplete_not_done": "Milk isn't checked off.",
+    "list": "You have 3 items on the list: milk, eggs and bread.",
+    "list_one": "You have 1 item on the list: milk.",
+    "list_long": "You have 11 items on the list: milk, eggs, bread, rice, apples and 6 more.",
+    "list_empty": "Your shopping list is empty.",
+    "clear": "I removed 2 checked-off items from the list: milk and bread.",
+    "clear_nothing": "There's nothing checked off to clear.",
+    "agenda_add": "I added the dentist to your agenda for tomorrow at 3 PM.",
+    "agenda_add_all_day": "I added the dentist to your agenda for Friday.",
+    "agenda_add_far": "I added the dentist to your agenda for December 20 at 4 PM.",
+    "agenda_today": "You have 2 events today: the dentist at 3 PM and the gym at 6:30 PM.",
+    "agenda_week": "You have 2 events this week: the dentist tomorrow at 3 PM and the gym on "
+    "Friday at 4 PM.",
+    "agenda_empty": "You have nothing on your agenda tomorrow.",
+    "next": "Your next appointment is the dentist tomorrow at 3 PM.",
+    "next_none": "You have no upcoming appointments.",
+    "move": "I moved the dentist to Friday at 4 PM.",
+    "move_same": "The dentist is already on Friday at 4 PM; I didn't change it.",
+    "move_ambiguous": "There are two events called dentist; which day?",
+    "move_confirm": "Did you want to move the dentist to Friday at 4 PM?",
+    "agenda_remove_missing": "I couldn't find that event on your agenda.",
+    "not_understood": "Sorry, I didn't understand that; nothing was changed.",
+}
+EXPECTED_PT = {
+    "add": "Adicionei 2 litros de leite à lista de compras.",
+    "add_merged": "A lista de compras agora tem 3 litros de leite.",
+    "add_already": "Leite já está na lista.",
+    "add_already_plural": "Ovos já estão na lista.",
+    "add_unit_conflict": "A lista já tem 1 quilo de arroz; não mudei nada.",
+    "add_confirm": "Você quis adicionar leite de aveia?",
+    "add_db_down": "Desculpe, não consegui acessar o banco de dados; nada foi alterado.",
+    "remove_missing": "Ovos não estão na lista.",
+    "complete": "Marquei o leite como comprado.",
+    "complete_already": "Os ovos já estão marcados como comprados.",
+    "uncomplete_not_done": "O leite não está marcado como comprado.",
+    "list": "Você tem 3 itens na lista: leite, ovos e pão.",
+    "list_one": "Você tem 1 item na lista: leite.",
+    "list_long": "Você tem 11 itens na lista: leite, ovos, pão, arroz, maçãs e mais 6.",
+    "list_empty": "Sua lista de compras está vazia.",
+    "clear_one": "Tirei 1 item comprado da lista: leite.",
+    "agenda_add": "Anotei o dentista na agenda para amanhã às 15h.",
+    "agenda_today": "Você tem 2 compromissos hoje: o dentista às 15h e a academia às 18h30.",
+    "next": "Seu próximo compromisso é o dentista amanhã às 15h.",
+    "move": "Mudei o dentista para sexta-feira às 16h.",
+    "move_same": "O dentista já está marcado para sexta-feira às 16h; não mudei nada.",
+    "move_ambiguous": "Há dois compromissos chamados dentista; de qual dia?",
+    "agenda_add_far": "Anotei o dentista na agenda para 20 de dezembro às 16h.",
+    "next_none": "Você não tem nenhum compromisso marcado.",
+}
+
+
+@pytest.mark.parametrize(("label", "expected"), EXPECTED_EN.items())
+def test_english_sentences(label: str, expected: str) -> None:
+    assert template_sentence(EN[label], "en", now=NOW) == expected
+
+
+@pytest.mark.parametrize(("label", "expected"), EXPECTED_PT.items())
+def test_portuguese_sentences(label: str, expected: str) -> None:
+    assert template_sentence(PT[label], "pt", now=NOW) == expected
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+@pytest.mark.parametrize("label", sorted(EN))
+def test_every_sample_has_a_sentence_the_guard_accepts(label: str, lang: str) -> None:
+    sample = (PT if lang == "pt" else EN)[label]
+    sentence = template_sentence(sample, lang, now=NOW)
+    assert sentence[0].isupper()
+    assert sentence[-1] in ".?"
+    assert "{" not in sentence
+    assert "  " not in sentence
+    assert sentence.endswith("?") == (
+        sample.status == "needs_confirmation" or sample.reason == "ambiguous"
+    )
+    verdict = check(sentence, sample, lang, now=NOW)
+    assert verdict.ok, (sentence, verdict.problems)
+
+
+def test_the_samples_use_every_specific_template_row() -> None:
+    used = {template_key(view(r)) for r in EN.values()}
+    specific = {key for key in TEMPLATES if key[0] != "*" or key[2] != "*"}
+    assert specific <= used
+
+
+@pytest.mark.parametrize("status", STATUSES)
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_unknown_actions_and_reasons_fall_back_per_status(status: str, lang: str) -> None:
+    r = receipt("garden.water", status, "something_new")  # type: ignore[arg-type]
+    sentence = template_sentence(r, lang, now=NOW)
+    assert sentence
+    assert check(sentence, r, lang, now=NOW).ok
+
+
+def test_needs_confirmation_names_the_proposed_command() -> None:
+    r = receipt(None, "needs_confirmation",
+                proposed={"action": "shopping.add", "item": "leite de aveia", "quantity": 2,
+                          "unit": "l"})  # fmt: skip
+    assert template_sentence(r, "pt", now=NOW) == (
+        "Você quis adicionar 2 litros de leite de aveia?"
+    )
+    assert template_sentence(r, "en", now=NOW) == "Did you want to add 2 liters of leite de aveia?"
+
+
+@pytest.mark.parametrize(
+    ("days", "hour", "en", "pt"),
+    [
+        (0, 15, "today at 3 PM", "hoje às 15h"),
+        (1, 9, "tomorrow at 9 AM", "amanhã às 9h"),
+        (-1, 12, "yesterday at noon", "ontem ao meio-dia"),
+        (3, 13, "on Thursday at 1 PM", "na quinta-feira às 13h"),
+        (5, 0, "on Saturday at midnight", "no sábado à meia-noite"),
+        (7, 1, "on December 7 at 1 AM", "em 7 de dezembro à 1h"),
+        (32, 20, "on January 1, 2027 at 8 PM", "em 1º de janeiro de 2027 às 20h"),
+    ],
+)
+def test_dates_are_relative_when_close(days: int, hour: int, en: str, pt: str) -> None:
+    start = (NOW + dt.timedelta(days=days)).replace(hour=hour)
+    r = receipt("agenda.next", "success", events=[event("dentist", start)])
+    assert template_sentence(r, "en", now=NOW) == f"Your next appointment is the dentist {en}."
+    r_pt = receipt("agenda.next", "success", events=[event("dentista", start)])
+    assert template_sentence(r_pt, "pt", now=NOW) == (f"Seu próximo compromisso é o dentista {pt}.")
+
+
+def test_dates_are_read_in_the_receipt_offset() -> None:
+    # 01:00 UTC on December 1 is still November 30, 22:00, in Sao Paulo.
+    now_utc = dt.datetime(2026, 12, 1, 1, 0, tzinfo=dt.UTC)
+    r = receipt(
+        "agenda.next",
+        "success",
+        events=[event("dentist", dt.datetime(2026, 11, 30, 23, 0, tzinfo=BRT))],
+    )
+    assert template_sentence(r, "en", now=now_utc) == (
+        "Your next appointment is the dentist today at 11 PM."
+    )
+    tokyo = dt.timezone(dt.timedelta(hours=9))
+    r = receipt(
+        "agenda.next",
+        "success",
+        events=[event("dentist", dt.datetime(2026, 12, 2, 9, 0, tzinfo=tokyo))],
+    )
+    assert template_sentence(r, "en", now=now_utc) == (
+        "Your next appointment is the dentist tomorrow at 9 AM."
+    )
+
+
+def test_portuguese_gender_and_plural() -> None:
+    for name, expected in [
+        ("leite", "O leite já está marcado como comprado."),
+        ("farinha", "A farinha já está marcada como comprada."),
+        ("ovos", "Os ovos já estão marcados como comprados."),
+        ("bananas", "As bananas já estão marcadas como compradas."),
+        ("pão de forma", "O pão de forma já está marcado como comprado."),
+        ("leite de aveia", "O leite de aveia já está marcado como comprado."),
+    ]:
+        r = receipt("shopping.complete", "no_change", "already_completed",
+                    items=[item(name, completed=True)])  # fmt: skip
+        assert template_sentence(r, "pt", now=NOW) == expected
+    assert pt_gender("reunião") == "f"
+    assert pt_gender("feijão") == "m"
+    assert pt_gender("reuniões") == "f"
+    assert pt_gender("dia") == "m"
+    assert pt_gender("alface") == "f"
+    assert is_plural("ovos", "pt")
+    assert not is_plural("lápis", "pt")
+    assert not is_plural("hummus", "en")
+    assert is_plural("Eggs", "en")
+
+
+def test_quantities_stay_digits_with_units_in_both_languages() -> None:
+    for quantity, unit, en, pt in [
+        (1, "l", "1 liter of milk", "1 litro de leite"),
+        (1.5, "l", "1.5 liters of milk", "1,5 litro de leite"),
+        (2, "dozen", "2 dozen milk", "2 dúzias de leite"),
+        (3, None, "3 milk", "3 leite"),
+        (2, "pack", "2 packs of milk", "2 pacotes de leite"),
+        (2, "box", "2 boxes of milk", "2 caixas de leite"),
+    ]:
+        r = receipt("shopping.add", "success", items=[item("milk", quantity, unit)])
+        assert template_sentence(r, "en", now=NOW) == f"I added {en} to the shopping list."
+        r = receipt("shopping.add", "success", items=[item("leite", quantity, unit)])
+        assert template_sentence(r, "pt", now=NOW) == f"Adicionei {pt} à lista de compras."
+    assert format_number(0.25, "pt") == "0,25"
+    assert format_number(2.0, "en") == "2"
+
+
+def test_long_lists_are_capped() -> None:
+    names = [f"thing{n}" for n in range(17)]
+    r = receipt("shopping.list", "success", items=[item(n) for n in names], count=17)
+    assert template_sentence(r, "en", now=NOW) == (
+        "You have 17 items on the list: thing0, thing1, thing2, thing3, thing4 and 12 more."
+    )
+    assert template_sentence(r, "pt", now=NOW).endswith("thing4 e mais 12.")
+
+
+def test_database_outcome_unknown_is_not_reported_as_nothing_changed() -> None:
+    sentence = template_sentence(EN["add_db_unknown"], "en", now=NOW)
+    assert "nothing was changed" not in sentence
+    assert "not sure" in sentence
+
+
+@pytest.mark.parametrize("lang", ["pt-BR", "pt_br", "PT"])
+def test_language_variants(lang: str) -> None:
+    assert template_sentence(EN["list_empty"], lang, now=NOW) == "Sua lista de compras está vazia."
+
+
+def test_unsupported_language_falls_back_to_english() -> None:
+    assert template_sentence(EN["list_empty"], "de", now=NOW) == "Your shopping list is empty."
+
+
+def test_default_now_is_the_clock() -> None:
+    start = dt.datetime.now(dt.UTC) + dt.timedelta(days=1)
+    r = receipt("agenda.next", "success", events=[event("dentist", start)])
+    assert "tomorrow" in template_sentence(r, "en")
+
+
+def test_not_found_names_the_requested_title_when_known() -> None:
+    r = receipt("agenda.move", "not_found", "no_matching_event", title="piano lesson")
+    assert template_sentence(r, "en", now=NOW) == (
+        "I couldn't find the piano lesson on your agenda."
+    )
+    r_pt = receipt("agenda.move", "not_found", "no_matching_event", title="aula de piano")
+    assert template_sentence(r_pt, "pt", now=NOW) == "Não encontrei a aula de piano na agenda."
