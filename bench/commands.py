@@ -25,6 +25,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 
 from tests.support.mosquitto import USERS, Mosquitto
+from tests.support.node import NODE_READY
 
 ROOT = Path(__file__).resolve().parents[1]
 NODE_COMMAND = [sys.executable, "-m", "appliance"]
@@ -152,7 +153,7 @@ def start_node(data_dir: Path, broker: Mosquitto) -> tuple[subprocess.Popen[byte
     assert proc.stderr is not None
     for raw in proc.stderr:
         line = raw.decode(errors="replace")
-        if " ready in " in line:
+        if NODE_READY.search(line.encode()):
             ready = time.perf_counter() - start
             # Keep reading, or the node blocks on a full pipe.
             threading.Thread(target=proc.stderr.read, daemon=True).start()

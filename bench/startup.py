@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.support.mosquitto import free_port
+from tests.support.node import NODE_READY
 
 
 def _start(data_dir: Path, port: int) -> tuple[float, float]:
@@ -33,7 +34,7 @@ def _start(data_dir: Path, port: int) -> tuple[float, float]:
     assert proc.stderr is not None
     ready = None
     for raw in proc.stderr:
-        if b" ready in " in raw:
+        if NODE_READY.search(raw):
             ready = time.perf_counter() - start
             break
     threading.Thread(target=proc.stderr.read, daemon=True).start()

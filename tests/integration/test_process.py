@@ -15,6 +15,7 @@ import aiomqtt
 import pytest
 
 from tests.support.mosquitto import USERS, Mosquitto, free_port
+from tests.support.node import NODE_READY
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -37,7 +38,7 @@ def spawned() -> Iterator[list[subprocess.Popen[bytes]]]:
 
 async def _wait_ready(proc: subprocess.Popen[bytes], log: Path, timeout: float = 90) -> None:
     async with asyncio.timeout(timeout):
-        while b" ready in " not in log.read_bytes():
+        while not NODE_READY.search(log.read_bytes()):
             if proc.poll() is not None:
                 raise AssertionError(f"node exited: {log.read_text(errors='replace')[-3000:]}")
             await asyncio.sleep(0.1)
