@@ -57,6 +57,9 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--user", help="user the commands act for")
     replay.add_argument("--dry-run", action="store_true", help="decide, but change nothing")
     replay.add_argument("--jsonl", action="store_true", help="one compact JSON line per file")
+    replay.add_argument(
+        "--realtime", action="store_true", help="feed audio at the speed it was spoken"
+    )
     add_models_commands(commands)
     return parser
 
@@ -92,6 +95,7 @@ def main(argv: list[str] | None = None) -> int:
                     user=args.user or settings.default_user,
                     dry_run=args.dry_run,
                     jsonl=args.jsonl,
+                    realtime=args.realtime,
                 )
             )
         return asyncio.run(_say(settings, args))

@@ -28,9 +28,12 @@ from appliance.bus.state import StatePublisher
 from appliance.errors import BusError
 from appliance.ha.discovery import DeviceInfo, node_discovery
 from appliance.protocol.topics import HA_STATUS_TOPIC, ONLINE, Topics
+from appliance.protocol.voice import satellite_filter
 from appliance.settings import Settings
 from appliance.store.db import Database
 from appliance.store.embedded import EmbeddedPostgres
+from appliance.voice.sessions import VoiceSessions
+from appliance.voice.turn import Engines
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -65,6 +68,12 @@ async def open_database(settings: Settings) -> AsyncIterator[Database]:
             await asyncio.to_thread(embedded.stop)
 
 
+def load_voice_engines(settings: Settings) -> Engines:
+    from appliance.voice.engines import load_engines
+
+    return load_engines(settings)
+
+
 def load_parser(settings: Settings) -> TextParser:
     from appliance.intents import IntentParser
 
@@ -82,6 +91,7 @@ class Node:
         self._discovery_wanted = asyncio.Event()
         self.service: ActionService | None = None
         self.bus: Bus | None = None
+        self.voice: VoiceSessions | None = None
 
     # --- wiring -------------------------------------------------------------------
     def _bus_config(self, host: str, port: int, tls: bool) -> BusConfig:
@@ -99,12 +109,19 @@ class Node:
                 (self.topics.command_filter, 1),
                 (self.topics.ha_filter, 1),
                 (HA_STATUS_TOPIC, 1),
+                *(
+                    [(satellite_filter(self.topics.prefix), 1)]
+                    if self.settings.voice.enabled
+                    else []
+                ),
             ],
             keepalive=mqtt.keepalive,
             reconnect_max_seconds=mqtt.reconnect_max_seconds,
         )
 
     def _on_message(self, topic: str, payload: bytes) -> None:
+        if self.voice is not None and self.voice.handle(topic, payload):
+            return
         if topic == HA_STATUS_TOPIC:
             if payload.strip() == ONLINE.encode():
                 self._discovery_wanted.set()
@@ -126,9 +143,22 @@ class Node:
             host, port, tls = BusConfig.parse_url(settings.mqtt.url)
         try:
             parser_task = asyncio.create_task(asyncio.to_thread(load_parser, settings))
+            engines_task = (
+                asyncio.create_task(asyncio.to_thread(load_voice_engines, settings))
+                if settings.voice.enabled
+                else None
+            )
             async with open_database(settings) as db:
                 parser = await parser_task
-                await self._serve(db, parser=parser, host=host, port=port, tls=tls, stop=stop)
+                engines = await engines_task if engines_task is not None else None
+                # Everything loaded so far lives as long as the node: keep it out of the
+                # collector's way (full collections stay short under load). Done before
+                # connecting: a collection over loaded models blocks for a while.
+                gc.collect()
+                gc.freeze()
+                await self._serve(
+                    db, parser=parser, engines=engines, host=host, port=port, tls=tls, stop=stop
+                )
         finally:
             if broker is not None:
                 await broker.stop()
@@ -138,6 +168,7 @@ class Node:
         db: Database,
         *,
         parser: TextParser,
+        engines: Engines | None,
         host: str,
         port: int,
         tls: bool,
@@ -167,6 +198,23 @@ class Node:
             outbox.wake()
 
         bus.on_connect(connected)
+        if engines is not None:
+            service = self.service
+
+            async def known_items() -> list[str]:
+                return await service.known_items(settings.default_user)
+
+            self.voice = VoiceSessions(
+                prefix=self.topics.prefix,
+                bus=bus,
+                engines=engines,
+                service=service,
+                settings=settings.voice,
+                default_user=settings.default_user,
+                default_language=settings.language,
+                known_items=known_items,
+                log_transcripts=settings.log_transcripts,
+            )
         bus_stop = asyncio.Event()
         async with asyncio.TaskGroup() as group:
             group.create_task(bus.run(bus_stop), name="mqtt")
@@ -185,6 +233,8 @@ class Node:
                     async with asyncio.timeout(DRAIN_SECONDS):
                         while await outbox.drain_once():
                             pass
+            if self.voice is not None:
+                await self.voice.close()
             bus_stop.set()
 
     async def _announce_ready(self, bus: Bus, stop: asyncio.Event) -> None:
@@ -197,10 +247,6 @@ class Node:
             __version__, self.milestones.ready - self.milestones.started,
             bus.config.host, bus.config.port, self.topics.prefix,
         )  # fmt: skip
-        # Everything loaded so far lives as long as the node: keep it out of the
-        # collector's way, so full collections stay short under load.
-        gc.collect()
-        gc.freeze()
         self.ready.set()
         sdnotify.notify("READY=1")
 

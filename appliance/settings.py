@@ -23,6 +23,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from appliance.asr.verifier import VerifierSettings
 from appliance.asr.whisper import WhisperSettings
 from appliance.audio.vad import VadSettings
 from appliance.llm.settings import LlmSettings
@@ -187,6 +188,7 @@ class Settings(BaseSettings):
     voice: VoiceSettings = Field(default_factory=VoiceSettings)
     vad: VadSettings = Field(default_factory=VadSettings)
     whisper: WhisperSettings = Field(default_factory=WhisperSettings)
+    verifier: VerifierSettings = Field(default_factory=VerifierSettings)
     llm: LlmSettings = Field(default_factory=LlmSettings)
     tts: TtsSettings = Field(default_factory=TtsSettings)
 

@@ -93,6 +93,7 @@ def node_settings(tmp_path: Path, db_url: str, mosquitto: Mosquitto) -> Settings
             "reconnect_max_seconds": 1.0,
         },
         actions={"state_debounce_ms": 20},
+        voice={"enabled": False},
     )
 
 

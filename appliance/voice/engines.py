@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import logging
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -36,11 +37,11 @@ def load_engines(settings: Settings, *, executor_threads: int = 4) -> Engines:
         whisper.load(lang)
     silero_check = load_silero()  # fail early if the VAD cannot load
     del silero_check
-    narrator = Narrator(settings.llm, settings.data_dir)
+    narrator = Narrator(settings.llm, settings.data_dir, timezone=settings.tz)
     narrator.load(tuple(languages))
     speaker = PiperSpeaker(settings.tts, data_dir=settings.data_dir, languages=languages)
     parser = IntentParser(timezone=settings.timezone)
-    verifier_for = _verifier_factory(settings)
+    pool = _VerifierPool(settings)
 
     def hints(lang: str, items: Sequence[str]) -> Any:
         return Hints(lang=lang, items=tuple(items))
@@ -51,7 +52,7 @@ def load_engines(settings: Settings, *, executor_threads: int = 4) -> Engines:
 
     engines = Engines(
         primary=whisper,
-        verifier_for=verifier_for,
+        verifier_for=pool.session,
         endpointer=lambda: Endpointer(settings.vad),
         narrator=narrator,
         speaker=speaker,
@@ -69,18 +70,71 @@ def _languages(settings: Settings) -> list[str]:
     return sorted(lang for lang in wanted if lang in ("en", "pt"))
 
 
-def _verifier_factory(
-    settings: Settings,
-) -> Callable[[str, Sequence[str]], VerifierSession | None]:
-    from appliance.asr.grammar import build_grammar
-    from appliance.asr.verifier import create_verifier
+class _VerifierPool:
+    """Long-lived verifiers (each owns a decoder thread), one per concurrent session."""
 
-    def verifier_for(lang: str, items: Sequence[str]) -> VerifierSession | None:
-        grammar = build_grammar(lang, tuple(items))
-        verifier = create_verifier(lang, settings.verifier, grammar, data_dir=settings.data_dir)
-        if verifier is None:
+    def __init__(self, settings: Settings) -> None:
+        from appliance.asr.verifier import VerifierSettings
+
+        self._settings: VerifierSettings = _with_fetched_models(settings)
+        self._idle: dict[str, list[Any]] = {}
+        self._lock = threading.Lock()
+        self._missing: set[str] = set()
+        self._grammar_of: dict[int, object] = {}
+
+    def session(self, lang: str, items: Sequence[str], answers: bool) -> VerifierSession | None:
+        from appliance.asr.grammar import build_grammar
+        from appliance.asr.verifier import create_verifier
+
+        if lang in self._missing:
             return None
-        session: VerifierSession = verifier.start()
-        return session
+        grammar = build_grammar(lang, tuple(items))
+        with self._lock:
+            idle = self._idle.setdefault(lang, [])
+            verifier = idle.pop() if idle else None
+        if verifier is None:
+            verifier = create_verifier(lang, self._settings, grammar)
+            if verifier is None:
+                self._missing.add(lang)
+                return None
+        elif self._grammar_of.get(id(verifier)) != grammar.key:
+            # A swap holds the decoder (and the GIL) for about a second: only when the
+            # known items changed, and finished before the utterance starts.
+            verifier.set_grammar(grammar)
+            verifier.wait_idle(5.0)
+        self._grammar_of[id(verifier)] = grammar.key
+        verifier.start(answers_only=answers)
+        return _PooledSession(verifier, lambda: self._release(lang, verifier))
 
-    return verifier_for
+    def _release(self, lang: str, verifier: Any) -> None:
+        with self._lock:
+            self._idle.setdefault(lang, []).append(verifier)
+
+
+class _PooledSession:
+    def __init__(self, verifier: Any, release: Callable[[], None]) -> None:
+        self._verifier = verifier
+        self._release = release
+
+    def accept(self, pcm: bytes) -> None:
+        self._verifier.accept(pcm)
+
+    def finish(self) -> Any:
+        try:
+            return self._verifier.finish()
+        finally:
+            self._release()
+
+
+def _with_fetched_models(settings: Settings) -> Any:
+    """Verifier settings, with Vosk models installed by ``models fetch`` filled in."""
+    from appliance.models import find
+
+    verifier = settings.verifier
+    updates = {}
+    for lang, field in (("en", "vosk_model_en"), ("pt", "vosk_model_pt")):
+        if getattr(verifier, field) is None:
+            found = find(settings.data_dir, "vosk", lang)
+            if found is not None:
+                updates[field] = found
+    return verifier.model_copy(update=updates)

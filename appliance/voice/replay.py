@@ -2,7 +2,8 @@
 
 Each file is resampled to 16 kHz, cut in 64 ms chunks and fed to a voice turn (end of
 speech detection included), against the configured database. Models load once for
-the whole batch. One JSON object per file on stdout.
+the whole batch. One JSON object per file on stdout. Audio is fed as fast as it can be
+decoded unless ``--realtime`` paces it like a satellite (for timing figures).
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from appliance.protocol.topics import Topics
-from appliance.protocol.voice import CHUNK_BYTES
+from appliance.protocol.voice import CHUNK_BYTES, CHUNK_MS
 from appliance.settings import Settings
+
+OFFLINE_FINAL_MS = 10_000
 
 
 async def replay(
@@ -29,6 +32,7 @@ async def replay(
     user: str,
     dry_run: bool,
     jsonl: bool,
+    realtime: bool = False,
 ) -> int:
     from appliance.actions.service import ActionService
     from appliance.audio import AudioError
@@ -37,6 +41,13 @@ async def replay(
     from appliance.voice.engines import load_engines
     from appliance.voice.turn import VoiceTurn
 
+    if not realtime:
+        # Audio arrives faster than it is spoken: give the verifier time to decode it
+        # all after the last chunk, as it would have while the user spoke.
+        verifier = settings.verifier.model_copy(
+            update={"max_final_ms": max(settings.verifier.max_final_ms, OFFLINE_FINAL_MS)}
+        )
+        settings = settings.model_copy(update={"verifier": verifier})
     engines = await asyncio.to_thread(load_engines, settings)
     failures = 0
     async with open_database(settings) as db:
@@ -64,6 +75,8 @@ async def replay(
                 turn.feed(pcm[start : start + CHUNK_BYTES])
                 if turn.speech_ended.is_set():
                     break
+                if realtime:
+                    await asyncio.sleep(CHUNK_MS / 1000)
             turn.end_of_stream()
             result = await turn.run(_discard)
             _emit(result.to_json(str(path)), jsonl)

@@ -222,6 +222,9 @@ class VoiceSessions:
             await self._control(site, Control(type="stop", session_id=sid, reason="stopped"))
         finally:
             self._sessions.pop(site, None)
+            await session.turn.close()
+            if session.answer_turn is not None:
+                await session.answer_turn.close()
 
     async def _confirm(self, session: _Session, result: TurnResult) -> None:
         """Ask again, hear a yes/no through both engines, then run or drop."""

@@ -70,8 +70,9 @@ class Engines:
     """The loaded models; one set per node, shared by its turns."""
 
     primary: PrimaryEngine
-    verifier_for: Callable[[str, Sequence[str]], VerifierSession | None]
-    """(language, known items) -> a fresh verifier session, or None (no verifier)."""
+    verifier_for: Callable[[str, Sequence[str], bool], VerifierSession | None]
+    """(language, known items, yes/no answers only) -> a started verifier session, or
+    None when the language has no verifier."""
     endpointer: Callable[[], Endpointer]
     narrator: Narrator
     speaker: Speaker
@@ -154,7 +155,8 @@ class VoiceTurn:
         self.log_transcripts = log_transcripts
         self.answer_only = answer_only
         self._endpointer = engines.endpointer()
-        self._verifier = engines.verifier_for(lang, self.known_items)
+        self._verifier = engines.verifier_for(lang, self.known_items, answer_only)
+        self._finished = False
         self._chunks: asyncio.Queue[bytes | None] = asyncio.Queue()
         self._feeder: asyncio.Task[None] | None = None
         self.speech_ended = asyncio.Event()
@@ -203,10 +205,10 @@ class VoiceTurn:
             self._chunks.put_nowait(None)
 
     async def _feed_verifier(self) -> None:
-        loop = asyncio.get_running_loop()
+        # accept() only queues the audio for the verifier's own decoder thread.
         while (chunk := await self._chunks.get()) is not None:
             if self._verifier is not None:
-                await loop.run_in_executor(self.engines.executor, self._verifier.accept, chunk)
+                self._verifier.accept(chunk)
 
     # --- the turn ---------------------------------------------------------------------
     async def run(self, sink: SpeechSink) -> TurnResult:
@@ -217,6 +219,7 @@ class VoiceTurn:
         if self.no_speech:
             if self._feeder is not None:
                 self._feeder.cancel()
+            await self._finish_verifier()
             return TurnResult(
                 {"whisper": "", "verifier": ""}, "none", None, [], "", dict(self.milestones.marks)
             )
@@ -228,9 +231,8 @@ class VoiceTurn:
         )
         assert self._feeder is not None  # noqa: S101
         await self._feeder
-        verifier_t = None
-        if self._verifier is not None:
-            verifier_t = await loop.run_in_executor(self.engines.executor, self._verifier.finish)
+        verifier_t = await self._finish_verifier()
+        if verifier_t is not None:
             self.milestones.mark("verifier_ready")
         primary_t = await primary_job
         self.milestones.mark("whisper_ready")
@@ -247,6 +249,21 @@ class VoiceTurn:
         return TurnResult(
             transcripts, gate.decision, gate, receipts, speech, dict(self.milestones.marks)
         )
+
+    async def _finish_verifier(self) -> TranscriptLike | None:
+        """The verifier's transcript (once; it also hands the verifier back)."""
+        verifier = self._verifier
+        if verifier is None or self._finished:
+            return None
+        self._finished = True
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.engines.executor, verifier.finish)
+
+    async def close(self) -> None:
+        """Release what the turn holds, whatever state it is in."""
+        if self._feeder is not None:
+            self._feeder.cancel()
+        await self._finish_verifier()
 
     async def _act(self, gate: GateDecision, transcripts: dict[str, str]) -> list[Receipt]:
         if self.service is None or self.dry_run or gate.decision in ("none", "chat"):

@@ -14,6 +14,7 @@ USERS = {
     "appliance": "node-secret",
     "homeassistant": "ha-secret",
     "kitchen": "sat-secret",
+    "living_room": "sat2-secret",
 }
 
 

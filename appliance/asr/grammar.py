@@ -1,0 +1,1008 @@
+"""Speech grammars made from the intent parser's templates.
+
+``build_grammar(lang, items)`` turns the hassil sentence templates of
+``appliance.intents`` (the ones the text parser matches) into a grammar for the
+verifier engines:
+
+- ``Grammar.jsgf``: a JSGF grammar for PocketSphinx (English only), every word
+  pronounceable with the bundled CMU dictionary (``Grammar.pronunciations`` lists
+  the words the engine must add, derived from dictionary parts); words that cannot
+  be pronounced are dropped with the alternatives that use them.
+- ``Grammar.phrases``: sample sentences for Vosk's grammar mode (Vosk estimates a
+  bigram model from them), plus ``"[unk]"``.
+
+Wildcard slots become bounded sub-grammars: ``{item}`` the known items (list
+items, past items, a built-in grocery list in ``groceries/<lang>.txt``) with
+optional quantities and units; ``{event}`` a title vocabulary plus the date/time
+sub-grammar; ``{when}`` dates and times. Yes/no answers are in the grammar too
+(``<answer>``; ``Grammar.answers_jsgf`` holds them alone, for confirmations).
+Built grammars are cached by (lang, items).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import logging
+import re
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Sequence as SequenceOf
+from dataclasses import dataclass, field
+from functools import cache, cached_property
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from hassil import (
+    Alternative,
+    Expression,
+    ListReference,
+    Permutation,
+    RuleReference,
+    Sequence,
+    TextChunk,
+    parse_sentence,
+)
+
+from appliance.intents import load_templates
+
+_LOGGER = logging.getLogger(__name__)
+
+ANSWER_RULE = "answer"
+UNK = "[unk]"
+_CACHE_SIZE = 8
+_MAX_ENUMERATION = 5000
+_SAMPLES_PER_SENTENCE = 12
+
+# -- the sub-grammars of the wildcard slots (hassil template syntax) -----------------
+
+_EN_RULES: dict[str, str] = {
+    "number": "(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|"
+    "sixteen|eighteen|twenty|twenty four|thirty|forty|fifty|a hundred|one hundred|"
+    "two hundred|two hundred and fifty|five hundred)",
+    "unit": "(liter|liters|litre|litres|kilo|kilos|kilogram|kilograms|gram|grams|pound|"
+    "pounds|ounce|ounces|dozen|pack|packs|package|packages|packet|packets|bottle|bottles|"
+    "can|cans|tin|tins|box|boxes|jar|jars|bag|bags|loaf|loaves|bunch|bunches|carton|"
+    "cartons|piece|pieces)",
+    "quantity": "(<number> [<unit> [of]]|(a|an|one) <unit> [of]|half (a|an) <unit> [of]|"
+    "(one|a) <unit> and a half [of]|a couple [of]|some|some more|more|a few|a little|"
+    "a bit of|a lot of|lots of|extra|the|my|our|a|an|any)",
+    "item": "[<quantity>] <item_name>",
+    "items": "<item> [and <item>]",
+    "hour": "(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)",
+    "minutes": "(oh five|ten|fifteen|twenty|twenty five|thirty|thirty five|forty|"
+    "forty five|fifty|fifty five)",
+    "ampm": "(a.m.|p.m.)",
+    "period": "(morning|afternoon|evening|night)",
+    "weekday": "(monday|tuesday|wednesday|thursday|friday|saturday|sunday)",
+    "month": "(january|february|march|april|may|june|july|august|september|october|"
+    "november|december)",
+    "ordinal": "(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
+    "eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|"
+    "nineteenth|twentieth|twenty first|twenty second|twenty third|twenty fourth|"
+    "twenty fifth|twenty sixth|twenty seventh|twenty eighth|twenty ninth|thirtieth|"
+    "thirty first)",
+    "date": "([for] today|[for] tomorrow|[for] the day after tomorrow|tonight|"
+    "this <period>|tomorrow <period>|[on|for] [this|next] <weekday> [<period>]|"
+    "[on] <month> <ordinal>|[on] the <ordinal> [of <month>]|"
+    "in (a|one|two|three) (day|days|week|weeks)|this week|[for] the week|next week)",
+    "time": "(at <hour> [o'clock] [<ampm>]|at <hour> <minutes> [<ampm>]|at (noon|midnight)|"
+    "at (half|a quarter|quarter|ten|twenty|five) (past|to) <hour>|in the <period>|"
+    "from <hour> [<ampm>] to <hour> [<ampm>])",
+    "duration": "for (an hour|half an hour|one hour|two hours|three hours|thirty minutes|"
+    "forty five minutes|fifteen minutes|an hour and a half)",
+    "when": "(<date> [<time>]|<time> [<date>])",
+    "title_noun": "(dentist|dentist appointment|doctor|doctor's appointment|doctor appointment|"
+    "appointment|meeting|team meeting|work meeting|call|phone call|video call|lunch|dinner|"
+    "breakfast|brunch|coffee|drinks|party|birthday party|birthday|anniversary|wedding|"
+    "haircut|hairdresser|barber|vet|vet appointment|gym|yoga|pilates|swimming|tennis|"
+    "soccer practice|football practice|basketball practice|soccer game|football game|"
+    "piano lesson|guitar lesson|music lesson|swimming lesson|dance class|class|school|"
+    "school meeting|parent teacher conference|school play|exam|test|interview|"
+    "job interview|presentation|conference|flight|train|trip|vacation|holiday|"
+    "concert|movie|movies|theater|game night|book club|date night|date|playdate|"
+    "sleepover|picnic|barbecue|church|mass|therapy|physical therapy|massage|"
+    "checkup|eye doctor|dermatologist|pediatrician|car service|oil change|mechanic|"
+    "plumber|electrician|cleaner|cleaning|laundry|grocery shopping|shopping|pick up|"
+    "drop off|school pick up|bin day|trash day|recycling|taxes|rent|bills|reminder|"
+    "run|walk|workout|training|rehearsal|practice|meditation|nap)",
+    "title_adj": "(new|weekly|monthly|annual|quick|big|family|team|work|school|"
+    "morning|evening|early|late)",
+    "title_who": "(mom|dad|mum|grandma|grandpa|the kids|the family|my sister|my brother|"
+    "my mother|my father|my wife|my husband|my son|my daughter|my friend|friends|"
+    "the boss|my boss|the team|the doctor|the dentist|the neighbors|john|mary|james|"
+    "sarah|david|anna|michael|emma|peter|lisa|paul|laura|tom|kate|alex|sam|chris|"
+    "the office|the school|the clinic|the hospital|the gym|the park|the mall|"
+    "the restaurant|home|work|the library|the airport|the station)",
+    "title": "[a|an|the|my|our] [<title_adj>] <title_noun> [(with|at|for) <title_who>]",
+    "event": "<title> [<when>] [<duration>]",
+    "other_list_name": "(to do|todo|packing|christmas|birthday|wish|work|reading|chores|"
+    "hardware|party|gift|movie|books)",
+    "answer": "(yes|yeah|yep|yup|yes please|yeah please|sure|sure thing|of course|correct|"
+    "that's correct|that's right|right|exactly|do it|go ahead|please do|okay|ok|"
+    "absolutely|definitely|confirm|confirmed|affirmative|yes do it|yes go ahead|"
+    "no|nope|nah|no thanks|no thank you|cancel|cancel it|cancel that|don't|do not|"
+    "don't do it|stop|never mind|wrong|that's wrong|negative|not now|no way|forget it)",
+}
+
+_PT_RULES: dict[str, str] = {
+    "number": "(um|uma|dois|duas|três|quatro|cinco|seis|sete|oito|nove|dez|onze|doze|"
+    "quinze|dezesseis|dezoito|vinte|vinte e quatro|trinta|quarenta|cinquenta|cem|"
+    "duzentos|duzentas|duzentos e cinquenta|quinhentos|quinhentas)",
+    "unit": "(litro|litros|quilo|quilos|grama|gramas|dúzia|dúzias|pacote|pacotes|"
+    "garrafa|garrafas|lata|latas|caixa|caixas|pote|potes|vidro|vidros|saco|sacos|"
+    "sacola|sacolas|maço|maços|cacho|cachos|unidade|unidades)",
+    "of": "(de|do|da|dos|das)",
+    "quantity": "(<number> [<unit>] [<of>]|(meio|meia) <unit> [<of>]|"
+    "(um|uma) <unit> e (meio|meia) [<of>]|o|a|os|as|um|uma|uns|umas|mais|alguns|"
+    "algumas|um pouco de|bastante)",
+    "item": "[<quantity>] <item_name>",
+    "items": "<item> [e <item>]",
+    "hour": "(uma|duas|três|quatro|cinco|seis|sete|oito|nove|dez|onze|doze|treze|"
+    "quatorze|catorze|quinze|dezesseis|dezessete|dezoito|dezenove|vinte|vinte e uma|"
+    "vinte e duas|vinte e três)",
+    "minutes": "(meia|cinco|dez|quinze|vinte|vinte e cinco|trinta|quarenta|"
+    "quarenta e cinco|cinquenta)",
+    "period": "(manhã|tarde|noite)",
+    "weekday": "(segunda|segunda-feira|terça|terça-feira|quarta|quarta-feira|quinta|"
+    "quinta-feira|sexta|sexta-feira|sábado|domingo)",
+    "month": "(janeiro|fevereiro|março|abril|maio|junho|julho|agosto|setembro|outubro|"
+    "novembro|dezembro)",
+    "day_number": "(primeiro|um|dois|três|quatro|cinco|seis|sete|oito|nove|dez|onze|doze|"
+    "treze|quatorze|quinze|dezesseis|dezessete|dezoito|dezenove|vinte|vinte e um|"
+    "vinte e dois|vinte e três|vinte e quatro|vinte e cinco|vinte e seis|vinte e sete|"
+    "vinte e oito|vinte e nove|trinta|trinta e um)",
+    "date": "([para|pra] hoje|[para|pra] amanhã|depois de amanhã|hoje à noite|"
+    "hoje de noite|hoje de manhã|hoje à tarde|amanhã cedo|"
+    "amanhã (de manhã|à tarde|de tarde|à noite|de noite)|"
+    "[na|no|nesta|neste|nessa|nesse|na próxima|no próximo] <weekday> [que vem] "
+    "[(de manhã|à tarde|de tarde|à noite|de noite)]|[no] dia <day_number> [de <month>]|"
+    "esta semana|essa semana|nesta semana|na semana|a semana toda|semana que vem)",
+    "time": "((às|as|lá pelas|por volta das) <hour> [hora|horas] [e <minutes>] "
+    "[(da|de) <period>]|(ao|à) (meio-dia|meio dia|meia-noite|meia noite)|"
+    "(de manhã|à tarde|de tarde|à noite|de noite)|"
+    "(das|de) <hour> [horas] (às|as|até as) <hour> [horas])",
+    "duration": "(por|durante) (uma hora|meia hora|duas horas|três horas|trinta minutos|"
+    "quinze minutos|uma hora e meia)",
+    "when": "(<date> [<time>]|<time> [<date>])",
+    "title_noun": "(dentista|médico|médica|consulta|consulta médica|reunião|almoço|jantar|"
+    "café da manhã|café|festa|aniversário|casamento|cabeleireiro|cabeleireira|barbeiro|"
+    "manicure|veterinário|academia|ioga|pilates|natação|futebol|treino|aula|"
+    "aula de inglês|aula de piano|aula de música|aula de dança|escola|reunião de pais|"
+    "prova|exame|exames|entrevista|entrevista de emprego|apresentação|viagem|voo|"
+    "férias|show|cinema|teatro|churrasco|piquenique|missa|culto|terapia|fisioterapia|"
+    "massagem|oftalmologista|dermatologista|pediatra|revisão do carro|mecânico|"
+    "encanador|eletricista|faxina|faxineira|diarista|mercado|compras|feira|buscar|levar|"
+    "pagar as contas|conta de luz|aluguel|lembrete|corrida|caminhada|ensaio|jogo|"
+    "pelada|happy hour|chá de bebê|batizado|formatura|plantão|trabalho)",
+    "title_adj": "(nova|novo|semanal|mensal|rápida|rápido|grande)",
+    "title_who": "(mãe|pai|a mãe|o pai|vovó|vovô|a avó|o avô|as crianças|a família|"
+    "minha irmã|meu irmão|minha mãe|meu pai|minha esposa|meu marido|meu filho|"
+    "minha filha|os amigos|um amigo|uma amiga|o chefe|a chefe|a equipe|o médico|"
+    "o dentista|os vizinhos|joão|maria|josé|ana|pedro|paulo|carlos|lucas|julia|"
+    "mariana|fernanda|rafael|gabriel|beatriz|o escritório|a escola|a clínica|"
+    "o hospital|a academia|o parque|o shopping|o restaurante|casa|o trabalho|"
+    "o aeroporto|a rodoviária)",
+    "title": "[o|a|um|uma|meu|minha] [<title_adj>] <title_noun> [(com|no|na|do|da|de) "
+    "<title_who>] [<title_adj>]",
+    "event": "<title> [<when>] [<duration>]",
+    "other_list_name": "(tarefas|afazeres|presentes|viagem|natal|aniversário|leitura|filmes|"
+    "livros|trabalho|casa|farmácia)",
+    "answer": "(sim|sim sim|isso|isso mesmo|isso aí|é isso|é isso aí|pode|pode sim|"
+    "pode ser|claro|claro que sim|com certeza|certo|está certo|tá certo|exato|"
+    "exatamente|confirma|confirmo|confirmado|beleza|ok|tá bom|está bem|tá|manda ver|"
+    "sim por favor|pode fazer|faz isso|"
+    "não|não não|não quero|não obrigado|não obrigada|cancela|cancelar|cancele|"
+    "cancela isso|deixa pra lá|deixa para lá|esquece|esquece isso|negativo|para|pare|"
+    "errado|está errado|tá errado|agora não|nada|de jeito nenhum|nem pensar)",
+}
+
+_RULES = {"en": _EN_RULES, "pt": _PT_RULES}
+
+# Template slot (hassil list) -> sub-grammar rule. Other text lists become rules.
+_SLOT_RULES = {
+    "item": "items",
+    "shopping_list_item": "items",
+    "event": "event",
+    "when": "when",
+    "list_name": "other_list_name",
+}
+_DEFAULT_WILDCARD_RULE = "title"
+
+
+# -- a small grammar tree --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Word:
+    """One word."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A reference to a rule of the grammar."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Seq:
+    """Words and groups, in order."""
+
+    items: tuple[Node, ...]
+
+
+@dataclass(frozen=True)
+class Alt:
+    """One of ``items`` (or nothing if ``optional``)."""
+
+    items: tuple[Node, ...]
+    optional: bool = False
+
+
+Node = Word | Ref | Seq | Alt
+
+
+@dataclass(frozen=True)
+class _Lit:
+    """Raw template text, spaces included (word boundaries are resolved later)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class _RawSeq:
+    items: tuple[_Raw, ...]
+
+
+@dataclass(frozen=True)
+class _RawAlt:
+    items: tuple[_Raw, ...]
+    optional: bool = False
+
+
+_Raw = _Lit | Ref | _RawSeq | _RawAlt
+_PLACEHOLDER = "\x00"
+
+
+def _first_glued(node: _Raw) -> bool:
+    """True if some realisation of ``node`` starts inside a word."""
+    if isinstance(node, _Lit):
+        return bool(node.text) and not node.text[0].isspace()
+    if isinstance(node, Ref):
+        return False
+    if isinstance(node, _RawAlt):
+        return any(_first_glued(i) for i in node.items)
+    for item in node.items:
+        if _first_glued(item):
+            return True
+        if not _nullable(item):
+            return False
+    return False
+
+
+def _last_glued(node: _Raw) -> bool:
+    if isinstance(node, _Lit):
+        return bool(node.text) and not node.text[-1].isspace()
+    if isinstance(node, Ref):
+        return False
+    if isinstance(node, _RawAlt):
+        return any(_last_glued(i) for i in node.items)
+    for item in reversed(node.items):
+        if _last_glued(item):
+            return True
+        if not _nullable(item):
+            return False
+    return False
+
+
+def _nullable(node: _Raw) -> bool:
+    if isinstance(node, _Lit):
+        return node.text == ""
+    if isinstance(node, Ref):
+        return False
+    if isinstance(node, _RawAlt):
+        return node.optional or any(_nullable(i) for i in node.items)
+    return all(_nullable(i) for i in node.items)
+
+
+def _enumerate(node: _Raw) -> list[str]:
+    """Every string ``node`` produces (rule references as placeholders)."""
+    if isinstance(node, _Lit):
+        return [node.text]
+    if isinstance(node, Ref):
+        return [f" {_PLACEHOLDER}{node.name}{_PLACEHOLDER} "]
+    if isinstance(node, _RawAlt):
+        out = [s for i in node.items for s in _enumerate(i)]
+        return [*out, ""] if node.optional else out
+    strings = [""]
+    for item in node.items:
+        strings = [a + b for a in strings for b in _enumerate(item)]
+        if len(strings) > _MAX_ENUMERATION:
+            raise ValueError("template too wide to resolve a word joined across groups")
+    return strings
+
+
+def _from_hassil(expr: Expression, slot_rule: Callable[[str], str], prefix: str) -> _Raw:
+    """Convert a hassil expression, joining text split across groups ("marca[r]")."""
+    if isinstance(expr, TextChunk):
+        return _Lit(expr.original_text if expr.original_text is not None else expr.text)
+    if isinstance(expr, RuleReference):
+        return Ref(f"{prefix}{expr.rule_name}")
+    if isinstance(expr, ListReference):
+        return Ref(slot_rule(expr.list_name))
+    if isinstance(expr, Permutation):
+        parts = [_from_hassil(i, slot_rule, prefix) for i in expr.items]
+        orders = itertools.permutations(parts)
+        return _RawAlt(tuple(_RawSeq(_spaced(order)) for order in orders))
+    if isinstance(expr, Alternative):
+        items = tuple(_from_hassil(i, slot_rule, prefix) for i in expr.items)
+        return _RawAlt(items, optional=expr.is_optional)
+    if isinstance(expr, Sequence):
+        out: list[_Raw] = []
+        for item in (_from_hassil(i, slot_rule, prefix) for i in expr.items):
+            if out and _last_glued(out[-1]) and (_first_glued(item) or _nullable(item)):
+                joined = [a + b for a in _enumerate(out[-1]) for b in _enumerate(item)]
+                out[-1] = _RawAlt(tuple(_Lit(s) for s in dict.fromkeys(joined)))
+            else:
+                out.append(item)
+        return _RawSeq(tuple(out))
+    raise TypeError(f"unsupported template expression: {type(expr).__name__}")
+
+
+def _spaced(parts: Iterable[_Raw]) -> tuple[_Raw, ...]:
+    out: list[_Raw] = []
+    for part in parts:
+        out.extend((_Lit(" "), part))
+    return tuple(out[1:])
+
+
+_TOKEN_EDGE = re.compile(r"^[^\w'\x00]+|[^\w'.\x00]+$")
+
+
+def _tokens(text: str) -> list[Node]:
+    out: list[Node] = []
+    for raw in text.split():
+        if raw.startswith(_PLACEHOLDER):
+            out.append(Ref(raw.strip(_PLACEHOLDER)))
+            continue
+        token = _TOKEN_EDGE.sub("", raw.lower())
+        if token:
+            out.append(Word(token))
+    return out
+
+
+def _words_tree(node: _Raw) -> Node:
+    """Resolve raw text into words; flatten trivial groups."""
+    if isinstance(node, _Lit):
+        return _seq(_tokens(node.text))
+    if isinstance(node, Ref):
+        return node
+    if isinstance(node, _RawAlt):
+        items = [_words_tree(i) for i in node.items]
+        optional = node.optional or any(_is_empty(i) for i in items)
+        kept = tuple(dict.fromkeys(i for i in items if not _is_empty(i)))
+        if not kept:
+            return Seq(())
+        if len(kept) == 1 and not optional:
+            return kept[0]
+        return Alt(kept, optional)
+    return _seq([_words_tree(i) for i in node.items])
+
+
+def _seq(items: Iterable[Node]) -> Node:
+    flat: list[Node] = []
+    for item in items:
+        if isinstance(item, Seq):
+            flat.extend(item.items)
+        else:
+            flat.append(item)
+    return flat[0] if len(flat) == 1 else Seq(tuple(flat))
+
+
+def _is_empty(node: Node) -> bool:
+    return isinstance(node, Seq) and not node.items
+
+
+def parse_template(text: str, rule_prefix: str = "") -> Node:
+    """A hassil template (``"(add|put) {item} [to] <list>"``) as a grammar tree.
+
+    ``<rule>`` references become ``Ref(rule_prefix + rule)``; ``{list}`` references
+    the sub-grammar of that slot.
+    """
+    expr = parse_sentence(text, keep_text=True).expression
+    return _words_tree(_from_hassil(expr, _slot_rule, rule_prefix))
+
+
+def _slot_rule(list_name: str) -> str:
+    return _SLOT_RULES.get(list_name, f"list_{list_name}")
+
+
+# -- pronunciations (English: the CMU dictionary bundled with PocketSphinx) -----------
+
+# Common words of our vocabularies that the CMU dictionary lacks.
+EXTRA_PRONUNCIATIONS: Mapping[str, str] = {
+    "couscous": "K UW S K UW S",
+    "kombucha": "K AA M B UW CH AH",
+    "litre": "L IY T ER",
+    "litres": "L IY T ER Z",
+    "nectarines": "N EH K T ER IY N Z",
+    "nutella": "N UW T EH L AH",
+    "pesto": "P EH S T OW",
+    "shallots": "SH AE L AH T S",
+    "sriracha": "S ER AA CH AH",
+    "tilapia": "T AH L AA P IY AH",
+    "yoghurt": "Y OW G ER T",
+    "ziploc": "Z IH P L AA K",
+}
+
+_VOICELESS = frozenset({"P", "T", "K", "F", "TH"})
+_SIBILANT = frozenset({"S", "Z", "SH", "ZH", "CH", "JH"})
+
+
+@cache
+def cmudict() -> Mapping[str, str]:
+    """Word -> phones of PocketSphinx's bundled US English dictionary (first variant)."""
+    import pocketsphinx  # type: ignore[import-untyped,unused-ignore]
+
+    path = pocketsphinx.get_model_path("en-us/cmudict-en-us.dict")
+    words: dict[str, str] = {}
+    with Path(path).open(encoding="utf-8") as lines:
+        for line in lines:
+            word, _, phones = line.strip().partition(" ")
+            if word and "(" not in word:
+                words[word] = phones.strip()
+    return words
+
+
+def _plural(phones: str) -> str:
+    last = phones.rsplit(maxsplit=1)[-1]
+    if last in _SIBILANT:
+        return f"{phones} IH Z"
+    return f"{phones} {'S' if last in _VOICELESS else 'Z'}"
+
+
+def derive_pronunciation(word: str, dictionary: Mapping[str, str]) -> str | None:
+    """Phones for a word the dictionary lacks, from dictionary parts; None if unknown.
+
+    Tries hyphen/apostrophe parts, a plural or possessive "s", and a split into two
+    dictionary words ("cornflakes" = "corn" + "flakes").
+    """
+    if word in EXTRA_PRONUNCIATIONS:
+        return EXTRA_PRONUNCIATIONS[word]
+    parts = [p for p in re.split(r"[-.]", word) if p]
+    if len(parts) > 1:
+        found = [dictionary.get(p) or derive_pronunciation(p, dictionary) for p in parts]
+        if all(found):
+            return " ".join(p for p in found if p)
+    for suffix in ("'s", "s"):
+        stem = word.removesuffix(suffix)
+        if stem != word and stem in dictionary:
+            return _plural(dictionary[stem])
+    if word.startswith("un") and word[2:] in dictionary:
+        return f"AH N {dictionary[word[2:]]}"
+    for cut in range(len(word) - 4, 3, -1):  # "corn|flakes": 4+ letters each side
+        left, right = word[:cut], word[cut:]
+        if left in dictionary and right in dictionary and right[0] not in "aeiouy":
+            return f"{dictionary[left]} {dictionary[right]}"
+    return None
+
+
+# -- the grammar -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Grammar:
+    """A speech grammar of one language built from the intent templates."""
+
+    lang: str
+    rules: Mapping[str, Node]
+    intents: Mapping[str, tuple[str, ...]]  # intent -> its sentence rules
+    items: tuple[str, ...]  # item names in the <item_name> rule
+    phrases: tuple[str, ...]  # Vosk grammar mode (sample sentences and "[unk]")
+    answer_phrases: tuple[str, ...]
+    jsgf: str | None = None  # PocketSphinx (English)
+    answers_jsgf: str | None = None
+    pronunciations: Mapping[str, str] = field(default_factory=dict)  # to add to the dict
+    dropped: tuple[str, ...] = ()  # words without a pronunciation (left out)
+    build_ms: float = 0.0
+    key: str = ""
+
+    @cached_property
+    def words(self) -> frozenset[str]:
+        """Every word the grammar can produce."""
+        return frozenset(w for rule in self.rules.values() for w in _node_words(rule))
+
+    def accepts(self, text: str, rule: str = "utterance") -> bool:
+        """True if ``text`` (lower case words) is a sentence of ``rule``."""
+        words = tuple(text.split())
+        memo: dict[tuple[int, int], frozenset[int]] = {}
+        return len(words) in _ends(Ref(rule), words, 0, self.rules, memo)
+
+    def command_rules(self) -> tuple[str, ...]:
+        """The sentence rules of the intents, in order."""
+        return tuple(r for rules in self.intents.values() for r in rules)
+
+
+def _node_words(node: Node) -> Iterator[str]:
+    if isinstance(node, Word):
+        yield node.text
+    elif isinstance(node, Seq | Alt):
+        for item in node.items:
+            yield from _node_words(item)
+
+
+def _ends(
+    node: Node,
+    words: tuple[str, ...],
+    pos: int,
+    rules: Mapping[str, Node],
+    memo: dict[tuple[int, int], frozenset[int]],
+) -> frozenset[int]:
+    """Positions where a match of ``node`` starting at ``pos`` can end."""
+    key = (id(node), pos)
+    if key in memo:
+        return memo[key]
+    out: set[int] = set()
+    if isinstance(node, Word):
+        if pos < len(words) and words[pos] == node.text:
+            out.add(pos + 1)
+    elif isinstance(node, Ref):
+        memo[key] = frozenset()  # no left recursion in these grammars
+        out |= _ends(rules[node.name], words, pos, rules, memo)
+    elif isinstance(node, Alt):
+        if node.optional:
+            out.add(pos)
+        for item in node.items:
+            out |= _ends(item, words, pos, rules, memo)
+    else:
+        current = {pos}
+        for item in node.items:
+            current = {e for p in current for e in _ends(item, words, p, rules, memo)}
+            if not current:
+                break
+        out = current
+    memo[key] = frozenset(out)
+    return memo[key]
+
+
+def _prune(node: Node, ok: Callable[[str], bool], void_rules: frozenset[str]) -> Node | None:
+    """``node`` without the alternatives that use unpronounceable words; None if void."""
+    if isinstance(node, Word):
+        return node if ok(node.text) else None
+    if isinstance(node, Ref):
+        return None if node.name in void_rules else node
+    if isinstance(node, Seq):
+        items = [_prune(i, ok, void_rules) for i in node.items]
+        if any(i is None for i in items):
+            return None
+        return Seq(tuple(i for i in items if i is not None))
+    kept = tuple(p for p in (_prune(i, ok, void_rules) for i in node.items) if p is not None)
+    if not kept:
+        return Seq(()) if node.optional else None
+    return Alt(kept, node.optional)
+
+
+def _dedupe_homophones(node: Node, phones: Callable[[str], str]) -> Node:
+    """``node`` without alternatives that sound like an earlier one ("whats", "what's").
+
+    A recogniser cannot tell them apart, so it would pick either spelling at random.
+    """
+    if isinstance(node, Word | Ref):
+        return node
+    items = tuple(_dedupe_homophones(i, phones) for i in node.items)
+    if isinstance(node, Seq):
+        return Seq(items)
+    seen: set[str] = set()
+    kept: list[Node] = []
+    for item in items:
+        words = _plain_words(item)
+        if words is not None:
+            sound = " ".join(phones(w) for w in words)
+            if sound in seen:
+                continue
+            seen.add(sound)
+        kept.append(item)
+    return Alt(tuple(kept), node.optional)
+
+
+def _plain_words(node: Node) -> list[str] | None:
+    if isinstance(node, Word):
+        return [node.text]
+    if isinstance(node, Seq) and all(isinstance(i, Word) for i in node.items):
+        return [i.text for i in node.items if isinstance(i, Word)]
+    return None
+
+
+def _prune_rules(rules: Mapping[str, Node], ok: Callable[[str], bool]) -> dict[str, Node]:
+    void: set[str] = set()
+    while True:
+        pruned = {n: _prune(r, ok, frozenset(void)) for n, r in rules.items()}
+        newly = {n for n, r in pruned.items() if r is None} - void
+        if not newly:
+            return {n: r for n, r in pruned.items() if r is not None}
+        void |= newly
+
+
+# -- a compact automaton (what PocketSphinx decodes with) ------------------------------
+
+
+@dataclass(frozen=True)
+class Automaton:
+    """A word automaton equivalent to a rule, with shared suffixes.
+
+    ``arcs`` are (source, target, word); a word of None is an empty transition (used
+    to share large states instead of copying their arcs). ``final`` is the one end
+    state.
+    """
+
+    start: int
+    final: int
+    n_states: int
+    arcs: tuple[tuple[int, int, str | None], ...]
+
+    @cached_property
+    def _index(self) -> tuple[dict[int, list[tuple[int, str]]], dict[int, list[int]]]:
+        words: dict[int, list[tuple[int, str]]] = {}
+        empty: dict[int, list[int]] = {}
+        for source, target, word in self.arcs:
+            if word is None:
+                empty.setdefault(source, []).append(target)
+            else:
+                words.setdefault(source, []).append((target, word))
+        return words, empty
+
+    def accepts(self, text: str) -> bool:
+        """True if the words of ``text`` lead from start to the end state."""
+        words, empty = self._index
+
+        def closure(states: set[int]) -> set[int]:
+            pending = list(states)
+            while pending:
+                for target in empty.get(pending.pop(), ()):
+                    if target not in states:
+                        states.add(target)
+                        pending.append(target)
+            return states
+
+        current = closure({self.start})
+        for word in text.split():
+            current = closure({t for s in current for t, w in words.get(s, ()) if w == word})
+        return self.final in current
+
+
+_StateKey = tuple[frozenset[tuple[str, int]], frozenset[int]]
+_COPY_LIMIT = 200  # larger states (item lists) are joined by an empty transition
+
+
+class _AutomatonBuilder:
+    """Right-to-left construction; identical states are shared (hash-consing)."""
+
+    def __init__(self, rules: Mapping[str, Node]) -> None:
+        self._rules = rules
+        self._ids: dict[_StateKey, int] = {}
+        self._states: list[_StateKey] = []
+        self._memo: dict[tuple[int, int], int] = {}
+        self.final = self._intern(frozenset(), frozenset())
+
+    def _intern(self, arcs: frozenset[tuple[str, int]], empty: frozenset[int]) -> int:
+        key = (arcs, empty)
+        if key not in self._ids:
+            self._ids[key] = len(self._states)
+            self._states.append(key)
+        return self._ids[key]
+
+    def _union(self, states: Iterable[int]) -> int:
+        arcs: set[tuple[str, int]] = set()
+        empty: set[int] = set()
+        for state in dict.fromkeys(states):
+            state_arcs, state_empty = self._states[state]
+            if state == self.final or len(state_arcs) + len(state_empty) > _COPY_LIMIT:
+                empty.add(state)
+            else:
+                arcs |= state_arcs
+                empty |= state_empty
+        if not arcs and len(empty) == 1:
+            return next(iter(empty))
+        return self._intern(frozenset(arcs), frozenset(empty))
+
+    def compile(self, node: Node, following: int) -> int:
+        key = (id(node), following)
+        if key in self._memo:
+            return self._memo[key]
+        if isinstance(node, Word):
+            state = self._intern(frozenset({(node.text, following)}), frozenset())
+        elif isinstance(node, Ref):
+            state = self.compile(self._rules[node.name], following)
+        elif isinstance(node, Seq):
+            state = following
+            for item in reversed(node.items):
+                state = self.compile(item, state)
+        else:
+            starts = [self.compile(i, following) for i in node.items]
+            state = self._union([*starts, following] if node.optional else starts)
+        self._memo[key] = state
+        return state
+
+    def build(self, top: str) -> Automaton:
+        start = self.compile(Ref(top), self.final)
+        used: dict[int, int] = {}
+        pending = [start]
+        while pending:  # renumber the states reachable from start
+            state = pending.pop()
+            if state in used:
+                continue
+            used[state] = len(used)
+            arcs, empty = self._states[state]
+            pending.extend(t for _, t in arcs)
+            pending.extend(empty)
+        used.setdefault(self.final, len(used))
+        transitions: list[tuple[int, int, str | None]] = []
+        for state, number in used.items():
+            arcs, empty = self._states[state]
+            transitions.extend((number, used[t], w) for w, t in sorted(arcs))
+            transitions.extend((number, used[t], None) for t in sorted(empty))
+        return Automaton(used[start], used[self.final], len(used), tuple(transitions))
+
+
+def compile_automaton(rules: Mapping[str, Node], top: str) -> Automaton:
+    """The automaton of rule ``top``."""
+    return _AutomatonBuilder(rules).build(top)
+
+
+# -- JSGF ------------------------------------------------------------------------------
+
+_JSGF_SAFE = re.compile(r"^[a-z0-9'][a-z0-9'.\-]*$")
+
+
+def _jsgf_token(word: str) -> str:
+    return word if _JSGF_SAFE.match(word) else '"' + word.replace('"', "") + '"'
+
+
+def _jsgf(node: Node) -> str:
+    if isinstance(node, Word):
+        return _jsgf_token(node.text)
+    if isinstance(node, Ref):
+        return f"<{node.name}>"
+    if isinstance(node, Seq):
+        if not node.items:
+            return "<NULL>"
+        return " ".join(_jsgf(i) for i in node.items)
+    body = " | ".join(_jsgf(i) for i in node.items)
+    return f"[ {body} ]" if node.optional else f"( {body} )"
+
+
+def _reachable(rules: Mapping[str, Node], start: str) -> list[str]:
+    seen: dict[str, None] = {}
+    pending = [start]
+    while pending:
+        name = pending.pop()
+        if name in seen or name not in rules:
+            continue
+        seen[name] = None
+        pending.extend(_refs(rules[name]))
+    return list(seen)
+
+
+def _refs(node: Node) -> Iterator[str]:
+    if isinstance(node, Ref):
+        yield node.name
+    elif isinstance(node, Seq | Alt):
+        for item in node.items:
+            yield from _refs(item)
+
+
+def to_jsgf(rules: Mapping[str, Node], top: str, name: str) -> str:
+    """A JSGF grammar whose public rule ``top`` uses ``rules``."""
+    lines = ["#JSGF V1.0;", f"grammar {name};"]
+    for rule in _reachable(rules, top):
+        visibility = "public " if rule == top else ""
+        lines.append(f"{visibility}<{rule}> = {_jsgf(rules[rule])};")
+    return "\n".join(lines) + "\n"
+
+
+# -- Vosk phrases ----------------------------------------------------------------------
+
+
+class _Sampler:
+    """Round-robin expansion: every alternative is used in turn across samples."""
+
+    def __init__(self, rules: Mapping[str, Node]) -> None:
+        self._rules = rules
+        self._turn: dict[int, int] = {}
+
+    def sample(self, node: Node) -> list[str]:
+        if isinstance(node, Word):
+            return [node.text]
+        if isinstance(node, Ref):
+            return self.sample(self._rules[node.name])
+        if isinstance(node, Seq):
+            return [w for i in node.items for w in self.sample(i)]
+        turn = self._turn.get(id(node), 0)
+        self._turn[id(node)] = turn + 1
+        choices = len(node.items) + (1 if node.optional else 0)
+        index = turn % choices
+        return [] if index == len(node.items) else self.sample(node.items[index])
+
+
+def _phrases(rules: Mapping[str, Node], sentence_rules: Iterable[str]) -> tuple[str, ...]:
+    sampler = _Sampler(rules)
+    out: dict[str, None] = {}
+    for rule in sentence_rules:
+        for _ in range(_SAMPLES_PER_SENTENCE):
+            out[" ".join(sampler.sample(Ref(rule)))] = None
+    for _ in range(len(_alternatives(rules["item_name"]))):  # every item at least once
+        out[" ".join(sampler.sample(Ref("item")))] = None
+    for _ in range(len(_alternatives(rules["event"])) * 3):
+        out[" ".join(sampler.sample(Ref("event")))] = None
+    out.pop("", None)
+    return (*out, UNK)
+
+
+def _alternatives(node: Node) -> tuple[Node, ...]:
+    return node.items if isinstance(node, Alt) else (node,)
+
+
+def _enumerate_words(node: Node, rules: Mapping[str, Node]) -> list[str]:
+    if isinstance(node, Word):
+        return [node.text]
+    if isinstance(node, Ref):
+        return _enumerate_words(rules[node.name], rules)
+    if isinstance(node, Alt):
+        out = [s for i in node.items for s in _enumerate_words(i, rules)]
+        return [*out, ""] if node.optional else out
+    strings = [""]
+    for item in node.items:
+        strings = [f"{a} {b}".strip() for a in strings for b in _enumerate_words(item, rules)]
+    return strings
+
+
+# -- building ----------------------------------------------------------------------------
+
+
+def normalize_item(text: str) -> str:
+    """An item name as grammar words: lower case, punctuation blanked."""
+    text = re.sub(r"[^\w\s'\-]", " ", text.lower())
+    return " ".join(w.strip("'-") for w in text.split() if w.strip("'-"))
+
+
+@cache
+def groceries(lang: str) -> tuple[str, ...]:
+    """The built-in grocery vocabulary of ``lang`` (``groceries/<lang>.txt``)."""
+    text = resources.files(__package__).joinpath("groceries", f"{lang}.txt").read_text("utf-8")
+    names = (normalize_item(line.partition("#")[0]) for line in text.splitlines())
+    return tuple(dict.fromkeys(n for n in names if n))
+
+
+def _template_rules(lang: str) -> tuple[dict[str, Node], dict[str, tuple[str, ...]]]:
+    source: Mapping[str, Any] = load_templates(lang).source
+    rules: dict[str, Node] = {}
+    for name, body in source.get("expansion_rules", {}).items():
+        rules[f"r_{name}"] = parse_template(body, "r_")
+    for name, spec in source.get("lists", {}).items():
+        values = spec.get("values")
+        if values and name not in _SLOT_RULES:
+            texts = [v if isinstance(v, str) else v["in"] for v in values]
+            rules[f"list_{name}"] = Alt(tuple(parse_template(t, "r_") for t in texts))
+    intents: dict[str, tuple[str, ...]] = {}
+    for intent, spec in source.get("intents", {}).items():
+        names: list[str] = []
+        for block in spec.get("data", []):
+            for sentence in block["sentences"]:
+                rule = f"s_{_ident(intent)}_{len(names)}"
+                rules[rule] = parse_template(sentence, "r_")
+                names.append(rule)
+        intents[intent] = tuple(names)
+    return rules, intents
+
+
+def _ident(text: str) -> str:
+    return re.sub(r"[^a-z0-9_]", "_", text.lower())
+
+
+def _slot_fallbacks(rules: dict[str, Node]) -> None:
+    """Wildcard lists the templates use but no sub-grammar covers: bounded titles."""
+    for name in list(_refs_of_all(rules)):
+        if name not in rules and name.startswith("list_"):
+            _LOGGER.debug("grammar: wildcard %s read as a title", name)
+            rules[name] = Ref(_DEFAULT_WILDCARD_RULE)
+
+
+def _refs_of_all(rules: Mapping[str, Node]) -> Iterator[str]:
+    for node in rules.values():
+        yield from _refs(node)
+
+
+def _build(lang: str, items: tuple[str, ...]) -> Grammar:
+    started = time.perf_counter()
+    if lang not in _RULES:
+        raise ValueError(f"no speech grammar for language {lang!r}")
+    rules, intents = _template_rules(lang)
+    for name, body in _RULES[lang].items():
+        rules[name] = parse_template(body)
+    names = tuple(dict.fromkeys((*items, *groceries(lang))))
+    rules["item_name"] = Alt(tuple(_seq(Word(w) for w in n.split()) for n in names))
+    _slot_fallbacks(rules)
+    sentence_rules = [r for rs in intents.values() for r in rs]
+    rules["command"] = Alt(tuple(Ref(r) for r in sentence_rules))
+    rules["utterance"] = Alt((Ref("command"), Ref(ANSWER_RULE)))
+    missing = set(_refs_of_all(rules)) - set(rules)
+    if missing:
+        raise ValueError(f"grammar rules referenced but not defined: {sorted(missing)}")
+
+    jsgf = answers_jsgf = None
+    pronunciations: dict[str, str] = {}
+    dropped: list[str] = []
+    if lang == "en":
+        dictionary = cmudict()
+        for word in sorted({w for r in rules.values() for w in _node_words(r)}):
+            if word in dictionary:
+                continue
+            phones = derive_pronunciation(word, dictionary)
+            if phones is None:
+                dropped.append(word)
+            else:
+                pronunciations[word] = phones
+        rules = _prune_rules(rules, lambda w: w in dictionary or w in pronunciations)
+        sounds = {**dictionary, **pronunciations}
+        rules = {n: _dedupe_homophones(r, sounds.__getitem__) for n, r in rules.items()}
+        jsgf = to_jsgf(rules, "utterance", "appliance_en")
+        answers_jsgf = to_jsgf(rules, ANSWER_RULE, "appliance_en_answers")
+        names = tuple(n for n in names if all(w not in dropped for w in n.split()))
+        if dropped:
+            _LOGGER.debug("grammar en: %d words without pronunciation dropped", len(dropped))
+    answer_phrases = tuple(dict.fromkeys(_enumerate_words(rules[ANSWER_RULE], rules)))
+    phrases = (*_phrases(rules, sentence_rules), *answer_phrases)
+    key = hashlib.sha1(repr((lang, names)).encode(), usedforsecurity=False).hexdigest()[:12]
+    elapsed = (time.perf_counter() - started) * 1000
+    _LOGGER.info(
+        "grammar %s built in %.0f ms: %d rules, %d items, %d phrases",
+        lang,
+        elapsed,
+        len(rules),
+        len(names),
+        len(phrases),
+    )
+    return Grammar(
+        lang=lang,
+        rules=rules,
+        intents=intents,
+        items=names,
+        phrases=tuple(dict.fromkeys(phrases)),
+        answer_phrases=(*answer_phrases, UNK),
+        jsgf=jsgf,
+        answers_jsgf=answers_jsgf,
+        pronunciations=pronunciations,
+        dropped=tuple(dropped),
+        build_ms=elapsed,
+        key=key,
+    )
+
+
+_cache: OrderedDict[tuple[str, tuple[str, ...]], Grammar] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def build_grammar(lang: str, items: SequenceOf[str] = ()) -> Grammar:
+    """The speech grammar of ``lang`` ("en" or "pt") knowing ``items`` (cached).
+
+    ``items`` are item names (list items, past items) added to the built-in grocery
+    vocabulary; order and case do not matter.
+    """
+    names = tuple(sorted({n for n in (normalize_item(i) for i in items) if n}))
+    key = (lang, names)
+    with _cache_lock:
+        if key in _cache:
+            _cache.move_to_end(key)
+            return _cache[key]
+    grammar = _build(lang, names)
+    with _cache_lock:
+        _cache[key] = grammar
+        while len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+    return grammar

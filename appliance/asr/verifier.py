@@ -1,0 +1,423 @@
+"""The grammar-constrained verifier (engine B) and how one is chosen.
+
+A verifier hears the utterance while it is spoken: ``start()``, then ``accept()`` for
+each 16 kHz 16-bit mono PCM chunk (returns at once: a worker thread decodes), then
+``finish()``, which returns a ``Transcript`` within ``max_final_ms`` whatever the
+audio was (on time-out: ``rejected="timeout"``). Its text is constrained to the
+command grammar (``appliance.asr.grammar``); ``rejected`` is set when the engine
+doubts it ("low_confidence", "out_of_grammar", "no_speech").
+
+``create_verifier`` picks Vosk when a Vosk model is configured and installed for the
+language, else PocketSphinx for English, else nothing (Portuguese without a Vosk
+model has no verifier: the caller may then only act after a confirmation).
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import queue
+import threading
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from appliance.asr.base import REJECT_TIMEOUT, AsrError, Transcript
+from appliance.asr.grammar import Grammar
+
+_LOGGER = logging.getLogger(__name__)
+
+REJECT_OUT_OF_GRAMMAR = "out_of_grammar"
+"""The audio does not fit the grammar (the decoder found no complete sentence, or
+Vosk heard only unknown words)."""
+
+SAMPLE_RATE = 16_000
+_PIECE_BYTES = 1_600 * 2  # decode in 100 ms pieces so an abort is seen quickly
+
+
+class VerifierSettings(BaseModel):
+    """Settings of the grammar-constrained verifier (engine B)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    vosk_model_en: Path | None = Field(
+        default=None,
+        description="Directory of an English Vosk model (e.g. models/vosk-en, fetched by "
+        "'models fetch'). Unset or missing: PocketSphinx verifies English.",
+    )
+    vosk_model_pt: Path | None = Field(
+        default=None,
+        description="Directory of a Portuguese Vosk model (e.g. models/vosk-pt). Unset or "
+        "missing: Portuguese has no verifier (commands then need a confirmation).",
+    )
+    max_final_ms: int = Field(
+        default=400,
+        ge=10,
+        le=10_000,
+        description="Longest wait in finish() for the result after the last chunk; past it "
+        "the transcript is rejected as 'timeout'.",
+    )
+    max_utterance_s: float = Field(
+        default=15.0,
+        gt=0,
+        description="Audio beyond this length is not decoded (the result is rejected).",
+    )
+    reject_avg_score: float = Field(
+        default=-24.0,
+        description="PocketSphinx: lowest mean per-frame acoustic score difference (log "
+        "base 1.0001, scaled) between the grammar's best path and a free phone loop over "
+        "the words' frames; below it the transcript is 'low_confidence'. Chosen on "
+        "synthesized commands vs chatter.",
+    )
+    reject_word_score: float = Field(
+        default=-50.0,
+        description="PocketSphinx: the same difference for the worst single word.",
+    )
+    vosk_min_word_confidence: float = Field(
+        default=0.6,
+        ge=0,
+        le=1,
+        description="Vosk: lowest per-word confidence accepted (not tuned for en/pt yet).",
+    )
+    pocketsphinx_max_hmm_per_frame: int = Field(
+        default=10_000,
+        ge=500,
+        description="PocketSphinx: cap on active HMMs per frame (bounds decode time on noise).",
+    )
+
+
+class Verifier(Protocol):
+    """What the gate needs from a verifier engine."""
+
+    engine: str
+
+    @property
+    def lang(self) -> str:
+        """The language of the grammar."""
+        ...
+
+    def set_grammar(self, grammar: Grammar) -> None:
+        """Use ``grammar`` from the next utterance on."""
+        ...
+
+    def wait_idle(self, timeout: float = 10.0) -> bool:
+        """Wait until queued work (e.g. a grammar swap) is done."""
+        ...
+
+    def start(self, *, answers_only: bool = False) -> None:
+        """Begin an utterance (``answers_only``: only yes/no answers are expected)."""
+        ...
+
+    def accept(self, pcm: bytes) -> None:
+        """Queue a chunk of 16 kHz 16-bit mono PCM; never blocks."""
+        ...
+
+    def finish(self) -> Transcript:
+        """The transcript of the utterance, within ``max_final_ms``."""
+        ...
+
+    def cancel(self) -> None:
+        """Drop the current utterance."""
+        ...
+
+    def close(self) -> None:
+        """Stop the worker; the verifier cannot be used afterwards."""
+        ...
+
+
+@dataclass
+class Result:
+    """What an engine made of one utterance."""
+
+    text: str
+    confidence: float | None = None
+    rejected: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class _Utterance:
+    number: int
+    answers_only: bool
+    abort: threading.Event = field(default_factory=threading.Event)
+    done: threading.Event = field(default_factory=threading.Event)
+    result: Result | None = None
+    compute_s: float = 0.0
+    audio_bytes: int = 0
+    truncated: bool = False
+
+
+_STOP = object()
+
+
+class StreamingVerifier(ABC):
+    """Runs an engine on a worker thread; bounded ``finish()``.
+
+    Subclasses implement the ``_engine_*`` methods, which only the worker calls.
+    PocketSphinx and Vosk hold the GIL while decoding, so audio is decoded in 100 ms
+    pieces to keep other Python threads responsive.
+    """
+
+    engine: ClassVar[str] = ""
+
+    def __init__(self, lang: str, settings: VerifierSettings) -> None:
+        self._lang = lang
+        self._settings = settings
+        self._jobs: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._utterance: _Utterance | None = None
+        self._numbers = itertools.count(1)
+        self._closed = False
+        self._thread = threading.Thread(
+            target=self._run, name=f"verifier-{self.engine}-{lang}", daemon=True
+        )
+        self._thread.start()
+
+    @property
+    def lang(self) -> str:
+        """The language of the grammar."""
+        return self._lang
+
+    # -- caller side --------------------------------------------------------------
+
+    def set_grammar(self, grammar: Grammar) -> None:
+        """Use ``grammar`` from the next utterance on (swapped on the worker).
+
+        Loading a new grammar keeps the worker busy (PocketSphinx: about a second):
+        swap between utterances, e.g. when the list changes, and ``wait_idle()``.
+        """
+        if grammar.lang != self._lang:
+            raise AsrError(f"grammar is {grammar.lang!r}, verifier is {self._lang!r}")
+        self._jobs.put(("grammar", grammar))
+
+    def wait_idle(self, timeout: float = 10.0) -> bool:
+        """Wait until the worker has done everything queued so far; False on time-out."""
+        done = threading.Event()
+        self._jobs.put(("barrier", done))
+        return done.wait(timeout)
+
+    def start(self, *, answers_only: bool = False) -> None:
+        """Begin an utterance; a previous unfinished one is dropped."""
+        self._check_open()
+        utterance = _Utterance(next(self._numbers), answers_only)
+        with self._lock:
+            previous, self._utterance = self._utterance, utterance
+        if previous is not None:
+            previous.abort.set()
+        self._jobs.put(("start", utterance))
+
+    def accept(self, pcm: bytes) -> None:
+        """Queue ``pcm`` (16 kHz, 16-bit little-endian mono) for decoding."""
+        with self._lock:
+            utterance = self._utterance
+        if utterance is None:
+            raise AsrError("accept() before start()")
+        if len(pcm) % 2:
+            raise AsrError("PCM chunks must hold whole 16-bit samples")
+        self._jobs.put(("audio", utterance, bytes(pcm)))
+
+    def finish(self) -> Transcript:
+        """The transcript, at most ``max_final_ms`` after this call."""
+        asked = time.perf_counter()
+        with self._lock:
+            utterance, self._utterance = self._utterance, None
+        if utterance is None:
+            raise AsrError("finish() before start()")
+        self._jobs.put(("end", utterance))
+        in_time = utterance.done.wait(self._settings.max_final_ms / 1000)
+        waited_ms = (time.perf_counter() - asked) * 1000
+        if not in_time or utterance.result is None:
+            utterance.abort.set()
+            _LOGGER.warning(
+                "%s verifier: no result %.0f ms after end of speech", self.engine, waited_ms
+            )
+            return Transcript(
+                text="",
+                engine=self.engine,
+                elapsed_ms=utterance.compute_s * 1000,
+                rejected=REJECT_TIMEOUT,
+                details={"finish_ms": waited_ms, "audio_ms": _audio_ms(utterance)},
+            )
+        result = utterance.result
+        details: Mapping[str, Any] = {
+            **result.details,
+            "finish_ms": waited_ms,
+            "audio_ms": _audio_ms(utterance),
+            "answers_only": utterance.answers_only,
+        }
+        _LOGGER.debug(
+            "%s verifier: %r rejected=%s in %.0f ms",
+            self.engine,
+            result.text,
+            result.rejected,
+            waited_ms,
+        )
+        return Transcript(
+            text=result.text,
+            engine=self.engine,
+            elapsed_ms=utterance.compute_s * 1000,
+            confidence=result.confidence,
+            rejected=result.rejected,
+            details=details,
+        )
+
+    def cancel(self) -> None:
+        """Drop the current utterance, if any."""
+        with self._lock:
+            utterance, self._utterance = self._utterance, None
+        if utterance is not None:
+            utterance.abort.set()
+            self._jobs.put(("end", utterance))
+
+    def close(self) -> None:
+        """Stop the worker thread (waits for the current piece of audio)."""
+        if self._closed:
+            return
+        self.cancel()
+        self._closed = True
+        self._jobs.put(_STOP)
+        self._thread.join(timeout=5)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise AsrError(f"{self.engine} verifier is closed")
+
+    # -- worker side --------------------------------------------------------------
+
+    def _run(self) -> None:
+        current: _Utterance | None = None
+        while True:
+            job = self._jobs.get()
+            if job is _STOP:
+                break
+            try:
+                current = self._handle(job, current)
+            except Exception:  # the worker must survive a broken utterance
+                _LOGGER.exception("%s verifier: decoding failed", self.engine)
+                if current is not None:
+                    current.result = Result("", rejected="engine_error")
+                    current.done.set()
+                    self._discard_quietly()
+                current = None
+        if current is not None:
+            self._discard_quietly()
+        self._engine_close()
+
+    def _handle(self, job: tuple[Any, ...], current: _Utterance | None) -> _Utterance | None:
+        kind: str = job[0]
+        payload: Any = job[1]
+        if kind == "grammar":
+            self._engine_set_grammar(payload)
+            return current
+        if kind == "barrier":
+            payload.set()
+            return current
+        if kind == "start":
+            if current is not None:
+                self._engine_discard()
+            started = time.perf_counter()
+            begun: _Utterance = payload
+            self._engine_begin(begun.answers_only)
+            begun.compute_s += time.perf_counter() - started
+            return begun
+        utterance: _Utterance = payload
+        if utterance is not current:
+            return current  # an utterance dropped before it began
+        if kind == "audio":
+            self._feed(utterance, job[2])
+            return current
+        # kind == "end"
+        if utterance.abort.is_set():
+            self._engine_discard()
+        else:
+            started = time.perf_counter()
+            result = self._engine_end()
+            utterance.compute_s += time.perf_counter() - started
+            if utterance.truncated:
+                result.rejected = result.rejected or "too_long"
+            utterance.result = result
+        utterance.done.set()
+        return None
+
+    def _feed(self, utterance: _Utterance, pcm: bytes) -> None:
+        limit = int(self._settings.max_utterance_s * SAMPLE_RATE) * 2
+        room = limit - utterance.audio_bytes
+        if room <= 0:
+            utterance.truncated = True
+            return
+        pcm = pcm[:room]
+        for offset in range(0, len(pcm), _PIECE_BYTES):
+            if utterance.abort.is_set():
+                return
+            started = time.perf_counter()
+            self._engine_feed(pcm[offset : offset + _PIECE_BYTES])
+            utterance.compute_s += time.perf_counter() - started
+        utterance.audio_bytes += len(pcm)
+
+    def _discard_quietly(self) -> None:
+        try:
+            self._engine_discard()
+        except Exception:
+            _LOGGER.exception("%s verifier: reset failed", self.engine)
+
+    @abstractmethod
+    def _engine_set_grammar(self, grammar: Grammar) -> None: ...
+
+    @abstractmethod
+    def _engine_begin(self, answers_only: bool) -> None: ...
+
+    @abstractmethod
+    def _engine_feed(self, pcm: bytes) -> None: ...
+
+    @abstractmethod
+    def _engine_end(self) -> Result: ...
+
+    @abstractmethod
+    def _engine_discard(self) -> None: ...
+
+    def _engine_close(self) -> None:  # noqa: B027 - optional hook
+        """Free engine resources (worker thread)."""
+
+
+def _audio_ms(utterance: _Utterance) -> float:
+    return utterance.audio_bytes / 2 / SAMPLE_RATE * 1000
+
+
+def vosk_model_path(lang: str, settings: VerifierSettings) -> Path | None:
+    """The configured Vosk model directory of ``lang`` if it is installed."""
+    configured = {"en": settings.vosk_model_en, "pt": settings.vosk_model_pt}.get(lang)
+    if configured is None:
+        return None
+    if not (configured / "am").is_dir() and not (configured / "final.mdl").exists():
+        _LOGGER.warning("Vosk model for %s not found at %s", lang, configured)
+        return None
+    return configured
+
+
+def create_verifier(
+    lang: str, settings: VerifierSettings, grammar: Grammar
+) -> StreamingVerifier | None:
+    """A verifier for ``lang``: Vosk if its model is installed, else PocketSphinx for
+    English, else None (no verifier for this language)."""
+    if grammar.lang != lang:
+        raise AsrError(f"grammar is {grammar.lang!r}, asked for {lang!r}")
+    model = vosk_model_path(lang, settings)
+    if model is not None:
+        from appliance.asr.vosk_engine import VoskVerifier
+
+        _LOGGER.info("verifier %s: Vosk (%s)", lang, model)
+        return VoskVerifier(model, grammar, settings)
+    if lang == "en":
+        from appliance.asr.pocketsphinx_engine import PocketSphinxVerifier
+
+        _LOGGER.info("verifier en: PocketSphinx")
+        return PocketSphinxVerifier(grammar, settings)
+    _LOGGER.warning(
+        "no verifier for %s: no Vosk model installed; commands will need a confirmation", lang
+    )
+    return None

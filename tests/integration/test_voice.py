@@ -1,0 +1,202 @@
+"""Voice turns end to end: a satellite's audio over a real broker, real models."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+
+import aiomqtt
+import pytest
+
+import appliance.node
+from appliance.node import Node
+from appliance.protocol.voice import CHUNK_BYTES, CHUNK_MS, Control, SiteTopics, WakeClaim
+from appliance.settings import Settings
+from appliance.voice.turn import Engines
+from tests.support import speech
+from tests.support.client import ha_client
+from tests.support.mosquitto import USERS, Mosquitto
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+
+@pytest.fixture(scope="session")
+def voice_engines(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engines]:
+    from appliance.voice.engines import load_engines
+
+    settings = Settings(data_dir=tmp_path_factory.mktemp("voice"), timezone="UTC")
+    engines = load_engines(settings)
+    yield engines
+    engines.executor.shutdown(wait=False)  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+async def voice_node(
+    node_settings: Settings, voice_engines: Engines, monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[Node]:
+    # The models are loaded once for the session; each test gets its own node.
+    monkeypatch.setattr(appliance.node, "load_voice_engines", lambda _settings: voice_engines)
+    settings = node_settings.model_copy(
+        update={"voice": node_settings.voice.model_copy(update={"enabled": True})}
+    )
+    instance = Node(settings)
+    stop = asyncio.Event()
+    task = asyncio.create_task(instance.run(stop))
+    async with asyncio.timeout(60):
+        await instance.ready.wait()
+    yield instance
+    stop.set()
+    async with asyncio.timeout(30):
+        await task
+
+
+@dataclass
+class Satellite:
+    """A virtual satellite: claims a session, streams audio, collects the reply."""
+
+    client: aiomqtt.Client
+    site: str
+    controls: list[Control] = field(default_factory=list)
+    speech: bytearray = field(default_factory=bytearray)
+    arrived: asyncio.Event = field(default_factory=asyncio.Event)
+
+    @property
+    def topics(self) -> SiteTopics:
+        return SiteTopics("appliance", self.site)
+
+    async def listen(self) -> None:
+        async for message in self.client.messages:
+            topic = message.topic.value
+            payload = bytes(message.payload)  # type: ignore[arg-type]
+            if topic == self.topics.control:
+                control = Control.from_payload(payload)
+                self.controls.append(control)
+                if control.type == "speak":
+                    pass
+            elif topic.startswith(f"{self.topics.base}/play/") and not topic.endswith("/end"):
+                self.speech.extend(payload)
+            elif topic.endswith("/end") and "/play/" in topic:
+                await self.client.publish(
+                    self.topics.event,
+                    json.dumps({"type": "played", "session_id": topic.split("/")[-2]}),
+                    qos=1,
+                )
+            self.arrived.set()
+
+    async def wait(self, kind: str, timeout: float = 60) -> Control:
+        async with asyncio.timeout(timeout):
+            while True:
+                for control in self.controls:
+                    if control.type == kind:
+                        return control
+                self.arrived.clear()
+                await self.arrived.wait()
+
+    async def claim(self, score: float = 0.9) -> str:
+        session_id = uuid.uuid4().hex
+        claim = WakeClaim(session_id=session_id, wake_word="hey_jarvis", score=score)
+        await self.client.publish(self.topics.wake, claim.to_payload(), qos=1)
+        return session_id
+
+    async def stream(self, session_id: str, pcm: bytes) -> None:
+        for start in range(0, len(pcm), CHUNK_BYTES):
+            await self.client.publish(
+                self.topics.audio(session_id), pcm[start : start + CHUNK_BYTES], qos=0
+            )
+            await asyncio.sleep(CHUNK_MS / 1000)  # as fast as it is spoken
+
+
+@contextlib.asynccontextmanager
+async def satellite(broker: Mosquitto, site: str = "kitchen") -> AsyncIterator[Satellite]:
+    async with aiomqtt.Client(
+        "127.0.0.1", broker.port, username=site, password=USERS[site]
+    ) as client:
+        sat = Satellite(client, site)
+        await client.subscribe(f"{sat.topics.base}/control", qos=1)
+        await client.subscribe(f"{sat.topics.base}/play/#", qos=1)
+        task = asyncio.create_task(sat.listen())
+        try:
+            yield sat
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+
+async def test_spoken_command_changes_the_list_once_and_answers(
+    voice_node: Node, mosquitto: Mosquitto
+) -> None:
+    audio = speech.pad(speech.piper("add three apples to my shopping list"), 300, 1500)
+    async with ha_client(mosquitto) as ha, satellite(mosquitto) as sat:
+        await ha.client.subscribe("appliance/receipts", qos=1)
+        session_id = await sat.claim()
+        accept = await sat.wait("accept")
+        assert accept.session_id == session_id
+        await sat.stream(session_id, audio)
+        speak = await sat.wait("speak")
+        await sat.wait("end")
+        await ha.wait_for(lambda: len(ha.stream) >= 1)
+        await asyncio.sleep(0.5)
+        assert len(ha.stream) == 1
+        receipt = ha.stream[0]
+        assert receipt["action"] == "shopping.add" and receipt["status"] == "success", json.dumps(
+            receipt["details"]
+        )
+        assert receipt["items"][0]["name"] == "apples"
+        assert receipt["items"][0]["quantity"] == 3.0
+        assert receipt["source"] == {"kind": "voice", "site": "kitchen", "user": "household"}
+        assert receipt["details"]["decision"] == "act"
+        assert receipt["details"]["transcripts"]["whisper"]
+        assert receipt["details"]["transcripts"]["verifier"]
+        assert speak.text and "apple" in speak.text.lower()
+        assert speak.rate and len(sat.speech) > speak.rate  # more than half a second of speech
+
+
+async def test_chatter_changes_nothing(voice_node: Node, mosquitto: Mosquitto) -> None:
+    audio = speech.pad(speech.piper("I watched a really good movie last night"), 300, 1500)
+    async with ha_client(mosquitto) as ha, satellite(mosquitto) as sat:
+        await ha.client.subscribe("appliance/receipts", qos=1)
+        session_id = await sat.claim()
+        await sat.wait("accept")
+        await sat.stream(session_id, audio)
+        await sat.wait("end")
+        await asyncio.sleep(0.5)
+        assert not any(r["status"] == "success" for r in ha.stream)
+        listing = await ha.command("shopping.list", {})
+        assert listing["items"] == []
+
+
+async def test_silence_ends_the_turn_quietly(voice_node: Node, mosquitto: Mosquitto) -> None:
+    async with ha_client(mosquitto) as ha, satellite(mosquitto) as sat:
+        await ha.client.subscribe("appliance/receipts", qos=1)
+        session_id = await sat.claim()
+        await sat.wait("accept")
+        await sat.stream(session_id, speech.white_noise(6000, dbfs=-50))
+        await sat.wait("end", timeout=30)
+        assert not sat.speech
+        assert ha.stream == []
+
+
+async def test_two_satellites_hearing_one_command_run_it_once(
+    voice_node: Node, mosquitto: Mosquitto
+) -> None:
+    audio = speech.pad(speech.piper("add bread to the shopping list"), 300, 1500)
+    async with (
+        ha_client(mosquitto) as ha,
+        satellite(mosquitto, "kitchen") as near,
+        satellite(mosquitto, "living_room") as far,
+    ):
+        await ha.client.subscribe("appliance/receipts", qos=1)
+        near_id, far_id = await near.claim(score=0.95), await far.claim(score=0.6)
+        await near.wait("accept")
+        stood_down = await far.wait("stand_down")
+        assert stood_down.session_id == far_id
+        await asyncio.gather(near.stream(near_id, audio), far.stream(far_id, audio))
+        await near.wait("end")
+        await asyncio.sleep(1.0)
+        adds = [r for r in ha.stream if r["action"] == "shopping.add"]
+        assert len(adds) == 1 and adds[0]["source"]["site"] == "kitchen"

@@ -1,0 +1,239 @@
+"""The speech grammar built from the intent templates (appliance.asr.grammar)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+import random
+from collections.abc import Callable, Iterator
+
+import pytest
+from hassil import SlotList, TextSlotList, parse_sentence
+from hassil.sample import sample_expression
+
+from appliance.asr.grammar import (
+    UNK,
+    Grammar,
+    build_grammar,
+    cmudict,
+    compile_automaton,
+    derive_pronunciation,
+    groceries,
+    normalize_item,
+    parse_template,
+)
+from appliance.intents import IntentParser, load_templates
+
+# Fillers for the wildcard slots, all inside the sub-grammars.
+_FILLERS = {
+    "en": {
+        "item": ["milk", "two liters of milk", "oat milk and bread"],
+        "shopping_list_item": ["eggs", "a dozen eggs"],
+        "event": ["dentist", "lunch with mom on friday at half past twelve"],
+        "when": ["tomorrow", "on friday at three p.m."],
+        "list_name": ["to do"],
+    },
+    "pt": {
+        "item": ["leite", "dois litros de leite", "pão e café"],
+        "shopping_list_item": ["ovos", "uma dúzia de ovos"],
+        "event": ["dentista", "reunião com joão na sexta às dez e meia"],
+        "when": ["amanhã", "na sexta às quinze horas"],
+        "list_name": ["tarefas"],
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def parser() -> IntentParser:
+    return IntentParser(timezone="UTC")
+
+
+def _template_sentences(lang: str) -> Iterator[tuple[str, str]]:
+    """(template, sentence) for samples of every template sentence of the parser."""
+    source = load_templates(lang).source
+    rules = {
+        name: parse_sentence(body, keep_text=True)
+        for name, body in source["expansion_rules"].items()
+    }
+    lists: dict[str, SlotList] = {
+        name: TextSlotList.from_strings(values) for name, values in _FILLERS[lang].items()
+    }
+    for name, spec in source["lists"].items():
+        if "values" in spec:
+            lists[name] = TextSlotList.from_strings(
+                [v if isinstance(v, str) else v["in"] for v in spec["values"]]
+            )
+    rng = random.Random(7)
+    for intent in source["intents"].values():
+        for block in intent["data"]:
+            for template in block["sentences"]:
+                expression = parse_sentence(template, keep_text=True).expression
+                samples = list(itertools.islice(sample_expression(expression, lists, rules), 400))
+                for sentence in {
+                    samples[0],
+                    samples[-1],
+                    *rng.sample(samples, min(6, len(samples))),
+                }:
+                    yield template, " ".join(sentence.lower().split())
+
+
+def _homophones(grammar: Grammar) -> Callable[[str], str]:
+    """English: respell words as the grammar's homophone ("whats" -> "what's")."""
+    if grammar.lang != "en":
+        return lambda text: text
+    sounds = {**cmudict(), **grammar.pronunciations}
+    by_sound = {sounds[w]: w for w in sorted(grammar.words)}
+
+    def spell(text: str) -> str:
+        return " ".join(
+            w if w in grammar.words else by_sound.get(sounds.get(w, ""), w) for w in text.split()
+        )
+
+    return spell
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_every_template_expands_into_the_grammar(lang: str) -> None:
+    grammar = build_grammar(lang)
+    automaton = compile_automaton(grammar.rules, "utterance")
+    source = load_templates(lang).source
+    n_templates = sum(len(b["sentences"]) for i in source["intents"].values() for b in i["data"])
+    assert len(grammar.command_rules()) == n_templates
+    assert set(grammar.intents) == set(source["intents"])
+    spell = _homophones(grammar)
+    samples = [(template, spell(sentence)) for template, sentence in _template_sentences(lang)]
+    missing = [
+        (template, sentence) for template, sentence in samples if not grammar.accepts(sentence)
+    ]
+    if lang == "en":  # a few template spellings have no pronunciation ("tmrw"...)
+        missing = [m for m in missing if not set(m[1].split()) & set(grammar.dropped)]
+    assert not missing, missing[:10]
+    assert all(automaton.accepts(s) for _, s in samples if grammar.accepts(s))
+    assert len(samples) > 5 * n_templates // 2
+
+
+def test_outputs_parse_like_the_text_commands(parser: IntentParser) -> None:
+    now = dt.datetime(2026, 3, 2, 9, 0, tzinfo=dt.UTC)
+    en = build_grammar("en")
+    pt = build_grammar("pt")
+    cases = [
+        (en, "add two liters of milk to the shopping list", "shopping.add"),
+        (en, "add dentist tomorrow at three p.m. to my calendar", "agenda.add"),
+        (en, "schedule lunch with mom on friday at half past twelve", "agenda.add"),
+        (en, "what's on my agenda tomorrow", "agenda.list"),
+        (en, "remove the eggs from the shopping list", "shopping.remove"),
+        (pt, "marca dentista amanhã às quinze horas na agenda", "agenda.add"),
+        (pt, "adiciona dois litros de leite na lista", "shopping.add"),
+        (pt, "o que tem na agenda amanhã", "agenda.list"),
+    ]
+    for grammar, text, intent in cases:
+        assert grammar.accepts(text), text
+        result = parser.parse(text, lang=grammar.lang, now=now)
+        assert result.intent == intent and result.command is not None, (text, result)
+
+
+@pytest.mark.parametrize(
+    ("lang", "answers", "not_answers"),
+    [
+        (
+            "en",
+            ["yes", "yeah", "yep", "sure", "correct", "do it", "no", "nope", "cancel"],
+            ["add milk"],
+        ),
+        (
+            "pt",
+            ["sim", "isso", "pode", "claro", "não", "cancela", "deixa pra lá"],
+            ["adiciona leite"],
+        ),
+    ],
+)
+def test_answers(lang: str, answers: list[str], not_answers: list[str]) -> None:
+    grammar = build_grammar(lang)
+    only_answers = compile_automaton(grammar.rules, "answer")
+    for text in answers:
+        assert grammar.accepts(text) and only_answers.accepts(text), text
+        assert text in grammar.answer_phrases
+    for text in not_answers:
+        assert grammar.accepts(text) and not only_answers.accepts(text)
+    assert grammar.answer_phrases[-1] == UNK
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_items_on_the_list_and_groceries_are_in_it(lang: str) -> None:
+    item = "blue cheese" if lang == "en" else "queijo azul"
+    assert not build_grammar(lang).accepts(f"{'add' if lang == 'en' else 'adiciona'} {item}")
+    grammar = build_grammar(lang, [item.title(), "  "])
+    verb = "add" if lang == "en" else "adiciona"
+    assert grammar.accepts(f"{verb} {item}")
+    assert item in grammar.items
+    assert 300 <= len(groceries(lang)) <= 600
+    spell = _homophones(grammar)
+    for name in groceries(lang):
+        sentence = spell(f"{verb} {name}")
+        assert grammar.accepts(sentence) or set(name.split()) & set(grammar.dropped), name
+    vocabulary = {w for p in grammar.phrases for w in p.split()}
+    assert item.split(maxsplit=1)[0] in vocabulary  # every item is in some Vosk phrase
+    assert UNK in grammar.phrases
+    assert 500 < len(grammar.phrases) < 10_000
+
+
+def test_unpronounceable_words_are_dropped_or_derived() -> None:
+    grammar = build_grammar("en", ["xqzzyvk juice", "dragonfruit", "kombucha"])
+    assert "xqzzyvk" in grammar.dropped
+    assert "xqzzyvk juice" not in grammar.items
+    assert grammar.jsgf is not None and "xqzzyvk" not in grammar.jsgf
+    assert grammar.pronunciations["dragonfruit"] == "D R AE G AH N F R UW T"
+    assert "kombucha" in grammar.pronunciations
+    dictionary = cmudict()
+    assert derive_pronunciation("cornflakes", dictionary) == "K AO R N F L EY K S"
+    assert derive_pronunciation("chickpeas", dictionary) == "CH IH K P IY Z"
+    assert derive_pronunciation("untick", dictionary) == "AH N T IH K"
+    assert derive_pronunciation("qqqq", dictionary) is None
+    words = grammar.words - set(grammar.pronunciations)
+    assert all(w in dictionary for w in words)
+
+
+def test_homophone_spellings_are_merged() -> None:
+    grammar = build_grammar("en")
+    assert grammar.accepts("what's on the list")
+    assert not grammar.accepts("whats on the list")  # same sound as "what's"
+
+
+def test_words_joined_across_groups() -> None:
+    node = parse_template("marca[r] [(minha|nossa) ]lista", "r_")
+    rules = {"top": node}
+    grammar = Grammar("pt", rules, {}, (), (), ())
+    for text in ("marca lista", "marcar minha lista", "marca nossa lista"):
+        assert grammar.accepts(text, "top"), text
+    assert not grammar.accepts("marcar minhalista", "top")
+
+
+def test_cache_and_build_time() -> None:
+    first = build_grammar("en", ["Oat Milk", "tahini"])
+    second = build_grammar("en", ["tahini", "oat milk"])
+    assert first is second
+    assert first.key != build_grammar("en").key
+    assert first.build_ms < 5_000
+    assert normalize_item("  Café-com-leite! ") == "café-com-leite"
+
+
+def test_jsgf_is_accepted_by_pocketsphinx() -> None:
+    import pocketsphinx  # type: ignore[import-untyped,unused-ignore]
+
+    grammar = build_grammar("en", ["kombucha"])
+    assert grammar.jsgf is not None and grammar.answers_jsgf is not None
+    decoder = pocketsphinx.Decoder(lm=None, loglevel="FATAL")
+    for index, (word, phones) in enumerate(grammar.pronunciations.items()):
+        decoder.add_word(word, phones, index == len(grammar.pronunciations) - 1)
+    answers = decoder.parse_jsgf(grammar.answers_jsgf)
+    assert answers.accept("yes")
+    assert not answers.accept("add milk")
+    full = decoder.parse_jsgf(grammar.jsgf)
+    for text in ("add two liters of milk to the shopping list", "add kombucha", "no"):
+        assert full.accept(text), text
+    assert not full.accept("the weather is lovely today")
+
+
+def test_unknown_language() -> None:
+    with pytest.raises(ValueError, match=r"no speech grammar|unsupported"):
+        build_grammar("de")

@@ -1,0 +1,178 @@
+"""The verifier's streaming machinery, settings and engine choice (no real audio)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from appliance.asr.base import REJECT_TIMEOUT, AsrError
+from appliance.asr.grammar import Grammar, build_grammar
+from appliance.asr.verifier import (
+    Result,
+    StreamingVerifier,
+    VerifierSettings,
+    create_verifier,
+    vosk_model_path,
+)
+
+
+class FakeEngine(StreamingVerifier):
+    """Counts bytes; ``delay`` seconds per fed piece; fails on a chunk of 0xFF."""
+
+    engine = "fake"
+
+    def __init__(self, settings: VerifierSettings, delay: float = 0.0) -> None:
+        self.delay = delay
+        self.fed = 0
+        self.begun = 0
+        self.discarded = 0
+        self.answers_only = False
+        self.grammar_keys: list[str] = []
+        self.closed = threading.Event()
+        super().__init__("en", settings)
+
+    def _engine_set_grammar(self, grammar: Grammar) -> None:
+        self.grammar_keys.append(grammar.key)
+
+    def _engine_begin(self, answers_only: bool) -> None:
+        self.begun += 1
+        self.fed = 0
+        self.answers_only = answers_only
+
+    def _engine_feed(self, pcm: bytes) -> None:
+        if pcm[:2] == b"\xff\xff":
+            raise RuntimeError("broken audio")
+        time.sleep(self.delay)
+        self.fed += len(pcm)
+
+    def _engine_end(self) -> Result:
+        return Result(f"{self.fed} bytes", confidence=1.0, details={"fed": self.fed})
+
+    def _engine_discard(self) -> None:
+        self.discarded += 1
+
+    def _engine_close(self) -> None:
+        self.closed.set()
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeEngine]:
+    engine = FakeEngine(VerifierSettings(max_final_ms=200, max_utterance_s=1.0))
+    yield engine
+    engine.close()
+
+
+def test_streaming_round_trip(fake: FakeEngine) -> None:
+    fake.start(answers_only=True)
+    for _ in range(5):
+        fake.accept(b"\x00\x00" * 1600)
+    transcript = fake.finish()
+    assert transcript.text == "16000 bytes"
+    assert transcript.engine == "fake"
+    assert transcript.rejected is None and transcript.usable
+    assert transcript.details["audio_ms"] == pytest.approx(500)
+    assert transcript.details["answers_only"] is True
+    assert transcript.details["finish_ms"] < 200
+    assert fake.answers_only
+
+
+def test_finish_is_bounded_when_decoding_lags(fake: FakeEngine) -> None:
+    fake.delay = 0.1  # 100 ms of work per 100 ms piece: 1 s behind after 1 s of audio
+    fake.start()
+    fake.accept(b"\x00\x00" * 16000)
+    started = time.perf_counter()
+    transcript = fake.finish()
+    waited = time.perf_counter() - started
+    assert transcript.rejected == REJECT_TIMEOUT and transcript.text == ""
+    assert 0.19 < waited < 0.4
+    fake.delay = 0.0
+    fake.start()  # the aborted utterance stops within one piece; the next one works
+    fake.accept(b"\x00\x00" * 160)
+    assert fake.finish().text == "320 bytes"
+
+
+def test_audio_beyond_the_limit_is_rejected(fake: FakeEngine) -> None:
+    fake.start()
+    for _ in range(15):  # 1.5 s, limit 1 s
+        fake.accept(b"\x00\x00" * 1600)
+    transcript = fake.finish()
+    assert transcript.rejected == "too_long"
+    assert transcript.details["audio_ms"] == pytest.approx(1000)
+
+
+def test_restart_cancel_and_misuse(fake: FakeEngine) -> None:
+    with pytest.raises(AsrError):
+        fake.accept(b"\x00\x00")
+    with pytest.raises(AsrError):
+        fake.finish()
+    fake.start()
+    with pytest.raises(AsrError):
+        fake.accept(b"\x00")
+    fake.accept(b"\x00\x00" * 100)
+    fake.start()  # drops the first utterance
+    fake.accept(b"\x00\x00" * 10)
+    assert fake.finish().text == "20 bytes"
+    fake.start()
+    fake.cancel()
+    fake.start()
+    assert fake.finish().text == "0 bytes"
+    assert fake.discarded >= 2
+
+
+def test_engine_errors_do_not_kill_the_worker(fake: FakeEngine) -> None:
+    fake.start()
+    fake.accept(b"\xff\xff" * 10)
+    transcript = fake.finish()
+    assert transcript.rejected == "engine_error"
+    fake.start()
+    fake.accept(b"\x00\x00")
+    assert fake.finish().text == "2 bytes"
+
+
+def test_grammar_swap_and_close(fake: FakeEngine) -> None:
+    grammar = build_grammar("en")
+    fake.set_grammar(grammar)
+    with pytest.raises(AsrError):
+        fake.set_grammar(build_grammar("pt"))
+    assert fake.wait_idle(1.0)
+    assert fake.grammar_keys == [grammar.key]
+    fake.close()
+    assert fake.closed.is_set()
+    with pytest.raises(AsrError):
+        fake.start()
+
+
+def test_settings() -> None:
+    settings = VerifierSettings()
+    assert settings.vosk_model_en is None and settings.vosk_model_pt is None
+    assert settings.max_final_ms == 400
+    for name, field in VerifierSettings.model_fields.items():
+        assert field.description, name
+    with pytest.raises(ValidationError):
+        VerifierSettings(max_final_ms=0)
+    with pytest.raises(ValidationError):
+        VerifierSettings(unknown=1)  # type: ignore[call-arg]
+
+
+def test_engine_choice(tmp_path: Path) -> None:
+    settings = VerifierSettings(vosk_model_en=tmp_path / "missing", vosk_model_pt=None)
+    assert vosk_model_path("en", settings) is None
+    assert create_verifier("pt", settings, build_grammar("pt")) is None
+    verifier = create_verifier("en", settings, build_grammar("en"))
+    assert verifier is not None
+    try:
+        assert verifier.engine == "pocketsphinx" and verifier.lang == "en"
+    finally:
+        verifier.close()
+    (tmp_path / "vosk-pt" / "am").mkdir(parents=True)
+    installed = VerifierSettings(vosk_model_pt=tmp_path / "vosk-pt")
+    assert vosk_model_path("pt", installed) == tmp_path / "vosk-pt"
+    with pytest.raises(AsrError):  # a model directory that Vosk cannot load
+        create_verifier("pt", installed, build_grammar("pt"))
+    with pytest.raises(AsrError):
+        create_verifier("en", settings, build_grammar("pt"))

