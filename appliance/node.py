@@ -25,7 +25,7 @@ from appliance.bus.commands import Announcement, CommandDecoder, TextParser
 from appliance.bus.mqtt import Bus, BusConfig
 from appliance.bus.outbox import OutboxPublisher
 from appliance.bus.state import StatePublisher
-from appliance.errors import BusError
+from appliance.errors import ApplianceError, BusError
 from appliance.ha.discovery import DeviceInfo, node_discovery
 from appliance.protocol.topics import HA_STATUS_TOPIC, ONLINE, Topics
 from appliance.protocol.voice import satellite_filter
@@ -150,14 +150,19 @@ class Node:
             )
             async with open_database(settings) as db:
                 parser = await parser_task
-                engines = await engines_task if engines_task is not None else None
                 # Everything loaded so far lives as long as the node: keep it out of the
-                # collector's way (full collections stay short under load). Done before
-                # connecting: a collection over loaded models blocks for a while.
+                # collector's way, so full collections stay short under load.
                 gc.collect()
                 gc.freeze()
+                # Commands are served at once; voice sessions once the models are loaded.
                 await self._serve(
-                    db, parser=parser, engines=engines, host=host, port=port, tls=tls, stop=stop
+                    db,
+                    parser=parser,
+                    engines=engines_task,
+                    host=host,
+                    port=port,
+                    tls=tls,
+                    stop=stop,
                 )
         finally:
             if broker is not None:
@@ -168,7 +173,7 @@ class Node:
         db: Database,
         *,
         parser: TextParser,
-        engines: Engines | None,
+        engines: asyncio.Task[Engines] | None,
         host: str,
         port: int,
         tls: bool,
@@ -200,6 +205,7 @@ class Node:
         bus.on_connect(connected)
         if engines is not None:
             service = self.service
+            assert service is not None  # noqa: S101
 
             async def known_items() -> list[str]:
                 return await service.known_items(settings.default_user)
@@ -207,7 +213,7 @@ class Node:
             self.voice = VoiceSessions(
                 prefix=self.topics.prefix,
                 bus=bus,
-                engines=engines,
+                engines=None,
                 service=service,
                 settings=settings.voice,
                 default_user=settings.default_user,
@@ -223,6 +229,8 @@ class Node:
             group.create_task(state.run(stop), name="state")
             group.create_task(self._discovery(bus, stop), name="discovery")
             group.create_task(self._watchdog(stop), name="watchdog")
+            if engines is not None:
+                group.create_task(self._voice_ready(engines), name="voice-models")
             await self._announce_ready(bus, stop)
             await stop.wait()
             sdnotify.notify("STOPPING=1")
@@ -236,6 +244,19 @@ class Node:
             if self.voice is not None:
                 await self.voice.close()
             bus_stop.set()
+
+    async def _voice_ready(self, engines: asyncio.Task[Engines]) -> None:
+        try:
+            loaded = await engines
+        except ApplianceError as err:
+            _LOGGER.error("voice unavailable, satellites will be refused: %s", err)
+            if self.voice is not None:
+                self.voice.unavailable(str(err))
+            return
+        gc.freeze()
+        if self.voice is not None:
+            self.voice.ready(loaded)
+        _LOGGER.info("voice ready")
 
     async def _announce_ready(self, bus: Bus, stop: asyncio.Event) -> None:
         await wait_any(bus.connected, stop)

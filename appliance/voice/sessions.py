@@ -58,7 +58,7 @@ class VoiceSessions:
         *,
         prefix: str,
         bus: Bus,
-        engines: Engines,
+        engines: Engines | None,
         service: ActionService,
         settings: VoiceSettings,
         default_user: str,
@@ -68,7 +68,8 @@ class VoiceSessions:
     ) -> None:
         self._prefix = prefix
         self._bus = bus
-        self._engines = engines
+        self._engines_or_none = engines
+        self._unavailable: str | None = None
         self._service = service
         self._settings = settings
         self._default_user = default_user
@@ -80,6 +81,23 @@ class VoiceSessions:
         self._window: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self.results: list[TurnResult] = []
+
+    def ready(self, engines: Engines) -> None:
+        """The models are loaded: accept sessions from now on."""
+        self._engines_or_none = engines
+
+    def unavailable(self, why: str) -> None:
+        """The models could not be loaded: refuse sessions, saying why."""
+        self._unavailable = why
+
+    @property
+    def is_ready(self) -> bool:
+        return self._engines_or_none is not None
+
+    @property
+    def _engines(self) -> Engines:
+        assert self._engines_or_none is not None  # noqa: S101 - only used inside sessions
+        return self._engines_or_none
 
     # --- incoming -------------------------------------------------------------------
     def handle(self, topic: str, payload: bytes) -> bool:
@@ -114,6 +132,10 @@ class VoiceSessions:
                     Control(type="reject", session_id=claim.session_id, reason="voice_disabled"),
                 )
             )
+            return
+        if self._engines_or_none is None:
+            reason = "voice_unavailable" if self._unavailable else "loading"
+            self._spawn(self._reject(site, claim, reason))
             return
         if site in self._sessions:
             self._spawn(
@@ -339,6 +361,11 @@ class VoiceSessions:
             await self._bus.publish(topic, payload, qos=qos)
         except BusError as err:
             _LOGGER.warning("voice message to %s not sent: %s", topic, err)
+
+    async def _reject(self, site: str, claim: WakeClaim, reason: str) -> None:
+        await self._control(
+            site, Control(type="reject", session_id=claim.session_id, reason=reason)
+        )
 
     def _spawn(self, coro: Awaitable[None]) -> None:
         task: asyncio.Task[None] = asyncio.ensure_future(coro)

@@ -48,6 +48,8 @@ async def voice_node(
     task = asyncio.create_task(instance.run(stop))
     async with asyncio.timeout(60):
         await instance.ready.wait()
+        while instance.voice is None or not instance.voice.is_ready:
+            await asyncio.sleep(0.05)
     yield instance
     stop.set()
     async with asyncio.timeout(30):
