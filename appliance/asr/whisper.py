@@ -78,11 +78,15 @@ PT_MODEL_SHA256 = "d01c3014881c9c6f3133c182f3d2887eb6ca1c789a7538c5c007196857a0a
 PT_MODEL_DIR = Path("models") / "whisper-base"
 _MARKER = ".assembled"
 
-# Command words only: item names come from Hints.items (the household's own items), so
-# the bias does not pull unknown words toward a default item.
+# Command and unit words only: item names come from Hints.items (the household's own
+# items), so the bias does not pull unknown words toward a default item. Units matter:
+# unbiased, tiny.en hears "two liters of milk" as "two leaders a milk" and "a kilo of
+# rice" as "a kill of rice".
 DEFAULT_VOCABULARY = {
-    "en": "add remove shopping list agenda calendar tomorrow today",
-    "pt": "adicione remova lista de compras agenda amanhã hoje",
+    "en": "add remove shopping list agenda calendar tomorrow today liters kilo kilos grams "
+    "dozen pack bottles cans",
+    "pt": "adicione remova lista de compras agenda amanhã hoje litros quilo quilos gramas "
+    "dúzia pacote garrafas latas",
 }
 
 
