@@ -111,7 +111,7 @@ async def _run(limit: int | None) -> dict[str, Any]:
         engines = await asyncio.to_thread(load_engines, settings)
         load_s = time.perf_counter() - started
         rss_loaded = _rss_mb()
-        parse = engines.parse("en", "")
+        parse = engines.parse("en")
         cases = [(t, True) for t in COMMANDS] + [(t, False) for t in NOT_COMMANDS]
         counts: Counter[str] = Counter()
         eos_to_receipt, eos_to_audio, turn_compute, plain = [], [], [], []

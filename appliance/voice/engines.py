@@ -46,7 +46,7 @@ def load_engines(settings: Settings, *, executor_threads: int = 4) -> Engines:
     def hints(lang: str, items: Sequence[str]) -> Any:
         return Hints(lang=lang, items=tuple(items))
 
-    def parse_for(lang: str, _now: str) -> Callable[[str], Any]:
+    def parse_for(lang: str) -> Callable[[str], Any]:
         now = dt.datetime.now(settings.tz)
         return functools.partial(parser.parse, lang=lang, now=now)
 

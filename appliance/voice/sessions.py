@@ -32,7 +32,7 @@ from appliance.protocol.voice import (
 )
 from appliance.voice.answers import combine, parse_answer
 from appliance.voice.settings import VoiceSettings
-from appliance.voice.turn import Engines, Milestones, TurnResult, VoiceTurn
+from appliance.voice.turn import Engines, Milestones, TurnResult, VoiceTurn, speak
 
 _LOGGER = logging.getLogger(__name__)
 PLAY_CHUNK_BYTES = 4096
@@ -303,24 +303,7 @@ class VoiceSessions:
         ]
         results = await self._service.execute_batch(requests)
         receipts = [r.receipt for r in results]
-        loop = asyncio.get_running_loop()
-        narrator = self._engines.narrator
-        texts = []
-        for receipt in receipts:
-            narration = await loop.run_in_executor(
-                self._engines.executor, narrator.narrate, receipt, session.turn.lang
-            )
-            texts.append(narration.text)
-        text = " ".join(t for t in texts if t)
-        if text:
-            from appliance.voice.turn import _in_thread
-
-            chunks = _in_thread(
-                self._engines.speaker.synthesize(text, session.turn.lang), self._engines.executor
-            )
-            await self._sink(session)(
-                text, self._engines.speaker.sample_rate_for(session.turn.lang), chunks
-            )
+        if await speak(self._engines, receipts, session.turn.lang, self._sink(session)):
             await self._wait_played(session)
 
     async def _wait_played(self, session: _Session) -> None:

@@ -40,10 +40,6 @@ class VerifierSession(Protocol):
     def finish(self) -> TranscriptLike: ...
 
 
-class EventLike(Protocol):
-    """An endpointer event; the turn looks at its class name and ``at_ms``."""
-
-
 class Endpointer(Protocol):
     def feed(self, pcm: bytes) -> Sequence[Any]: ...
     def utterance(self) -> bytes: ...
@@ -78,8 +74,8 @@ class Engines:
     speaker: Speaker
     hints: Callable[[str, Sequence[str]], Any]
     """(language, known items) -> the primary engine's hints."""
-    parse: Callable[[str, str], Parse]
-    """language -> text parser for the gate (bound to the current time)."""
+    parse: Callable[[str], Parse]
+    """language -> text parser for the gate, bound to the current time."""
     executor: Executor
 
 
@@ -238,7 +234,7 @@ class VoiceTurn:
         self.milestones.mark("whisper_ready")
         heard_a = Heard("whisper", primary_t.text, primary_t.rejected)
         heard_b = Heard("verifier", verifier_t.text, verifier_t.rejected) if verifier_t else None
-        gate = decide(heard_a, heard_b, self.engines.parse(self.lang, ""))
+        gate = decide(heard_a, heard_b, self.engines.parse(self.lang))
         self.milestones.mark("gate_decision")
         transcripts = {"whisper": heard_a.text, "verifier": heard_b.text if heard_b else ""}
         if self.answer_only:
@@ -310,23 +306,10 @@ class VoiceTurn:
         )
 
     async def _answer(self, gate: GateDecision, receipts: list[Receipt], sink: SpeechSink) -> str:
-        loop = asyncio.get_running_loop()
-        if receipts:
-            narrations = [
-                await loop.run_in_executor(
-                    self.engines.executor, self.engines.narrator.narrate, r, self.lang
-                )
-                for r in receipts
-            ]
-            text = " ".join(n.text for n in narrations if n.text)
-        else:
-            text = _FALLBACK.get((gate.decision, self.lang[:2]), "")
-        if not text:
-            return ""
-        speaker = self.engines.speaker
-        chunks = _in_thread(speaker.synthesize(text, self.lang), self.engines.executor)
-        await sink(text, speaker.sample_rate_for(self.lang), self._marking(chunks))
-        return text
+        fallback = _FALLBACK.get((gate.decision, self.lang[:2]), "")
+        return await speak(
+            self.engines, receipts, self.lang, sink, fallback=fallback, wrap=self._marking
+        )
 
     async def _marking(self, chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
         async for chunk in chunks:
@@ -359,7 +342,30 @@ _FALLBACK = {
 }
 
 
-async def _in_thread(iterator: Iterator[bytes], executor: Executor) -> AsyncIterator[bytes]:
+async def speak(
+    engines: Engines,
+    receipts: Sequence[Receipt],
+    lang: str,
+    sink: SpeechSink,
+    *,
+    fallback: str = "",
+    wrap: Callable[[AsyncIterator[bytes]], AsyncIterator[bytes]] | None = None,
+) -> str:
+    """Narrate the receipts (or say ``fallback``) and stream the speech to ``sink``."""
+    loop = asyncio.get_running_loop()
+    texts = [
+        (await loop.run_in_executor(engines.executor, engines.narrator.narrate, r, lang)).text
+        for r in receipts
+    ]
+    text = " ".join(t for t in texts if t) if receipts else fallback
+    if not text:
+        return ""
+    chunks = in_thread(engines.speaker.synthesize(text, lang), engines.executor)
+    await sink(text, engines.speaker.sample_rate_for(lang), wrap(chunks) if wrap else chunks)
+    return text
+
+
+async def in_thread(iterator: Iterator[bytes], executor: Executor) -> AsyncIterator[bytes]:
     """Pull a blocking iterator (one sentence per step) without blocking the loop."""
     loop = asyncio.get_running_loop()
     done = object()
