@@ -220,6 +220,7 @@ class Node:
                 default_language=settings.language,
                 known_items=known_items,
                 log_transcripts=settings.log_transcripts,
+                expect_published=outbox.expect,
             )
         bus_stop = asyncio.Event()
         async with asyncio.TaskGroup() as group:

@@ -19,6 +19,7 @@ from appliance.node import Node
 from appliance.settings import Settings
 from appliance.store.db import Database
 from appliance.store.embedded import EmbeddedPostgres
+from appliance.voice.turn import Engines
 from tests.support.mosquitto import USERS, Mosquitto
 
 TEMPLATE = "appliance_template"
@@ -112,3 +113,14 @@ async def node(node_settings: Settings) -> AsyncIterator[Node]:
     stop.set()
     async with asyncio.timeout(30):
         await task
+
+
+@pytest.fixture(scope="session")
+def voice_engines(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engines]:
+    """Every voice model, loaded once for the test session."""
+    from appliance.voice.engines import load_engines
+
+    settings = Settings(data_dir=tmp_path_factory.mktemp("voice"), timezone="UTC")
+    engines = load_engines(settings)
+    yield engines
+    engines.executor.shutdown(wait=False)  # type: ignore[attr-defined]

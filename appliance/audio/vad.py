@@ -9,6 +9,10 @@ size; it scores each 32 ms frame (512 samples) with Silero and reports:
 - ``SpeechEnded(at_ms, reason)``: "silence" after ``trailing_silence_ms`` of frames below
   ``threshold - 0.15`` (hysteresis, as Silero's own segmenter), or "max_length" when the
   utterance reaches ``max_utterance_ms``;
+- ``SpeechPaused(at_ms)`` once per pause, when the silence after speech reaches
+  ``pause_ms`` (at least ``post_roll_ms``): ``paused_utterance()`` is then exactly what
+  ``utterance()`` will be if the speech does not resume, so a caller may start
+  transcribing it before the end is declared (and discard that work if it does resume);
 - ``NoSpeech(at_ms)`` when no speech was confirmed within ``no_speech_timeout_ms`` of the
   session start; a burst shorter than ``min_speech_ms`` (a click, a cough, a door) is
   dropped and the wait goes on.
@@ -89,6 +93,13 @@ class VadSettings(BaseModel):
         description="Trailing silence kept after the last speech frame (at most "
         "trailing_silence_ms).",
     )
+    pause_ms: int = Field(
+        default=300,
+        ge=32,
+        le=5000,
+        description="Silence after which the utterance so far is offered for early "
+        "transcription (at least post_roll_ms; at or above trailing_silence_ms: never).",
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> VadSettings:
@@ -103,9 +114,19 @@ class SpeechStarted:
 
 
 @dataclass(frozen=True)
+class SpeechPaused:
+    at_ms: float
+    silence_from_ms: float
+    """Audio time of the first silent frame of this pause."""
+
+
+@dataclass(frozen=True)
 class SpeechEnded:
     at_ms: float
     reason: Literal["silence", "max_length"]
+    speech_end_ms: float | None = None
+    """Audio time at which the speech stopped (the first frame of the trailing silence);
+    None when it was cut ("max_length") or ended by the end of the stream."""
 
 
 @dataclass(frozen=True)
@@ -113,7 +134,7 @@ class NoSpeech:
     at_ms: float
 
 
-Event = SpeechStarted | SpeechEnded | NoSpeech
+Event = SpeechStarted | SpeechPaused | SpeechEnded | NoSpeech
 
 
 class FrameScorer(Protocol):
@@ -146,6 +167,7 @@ class Endpointer:
         self._post_roll = _ms_to_bytes(
             min(self.settings.post_roll_ms, self.settings.trailing_silence_ms)
         )
+        self._pause_ms = max(self.settings.pause_ms, self.settings.post_roll_ms)
         self.reset(reset_model=model is not None)  # a shared model may hold old state
 
     def reset(self, *, reset_model: bool = True) -> None:
@@ -161,6 +183,7 @@ class Endpointer:
         self._silence_start: int | None = None  # first frame of the current silence run
         self._confirmed = False
         self._end_byte: int | None = None
+        self._paused_at: int | None = None  # silence run already reported as a pause
         self._result: Event | None = None
         self.max_probability = 0.0
 
@@ -226,6 +249,15 @@ class Endpointer:
         start = max(0, self._onset * FRAME_BYTES - self._pre_roll) - self._audio_start
         return bytes(self._audio[max(0, start) : self._end_byte - self._audio_start])
 
+    def paused_utterance(self) -> bytes:
+        """What ``utterance()`` will be if the current pause turns out to be the end;
+        empty when the speech is not paused (see ``SpeechPaused``)."""
+        if not self._confirmed or self._onset is None or self._silence_start is None:
+            return b""
+        end = min(self._frames * FRAME_BYTES, self._silence_start * FRAME_BYTES + self._post_roll)
+        start = max(0, self._onset * FRAME_BYTES - self._pre_roll) - self._audio_start
+        return bytes(self._audio[max(0, start) : end - self._audio_start])
+
     # -- internals -----------------------------------------------------------------------
 
     def _score(self, frame: bytes) -> float:
@@ -242,7 +274,7 @@ class Endpointer:
         if self._onset is not None and not self._confirmed:
             events.extend(self._check_candidate(now))
         if self._confirmed:
-            self._check_end(now)
+            events.extend(self._check_end(now))
         elif now >= self._no_speech_deadline():
             self._result = NoSpeech(now)
         if self._result is not None:
@@ -282,14 +314,23 @@ class Endpointer:
             self._silence_start = None
         return []
 
-    def _check_end(self, now: float) -> None:
+    def _check_end(self, now: float) -> list[Event]:
         s = self.settings
-        if self._silence_start is not None and self._silence_ms(now) >= s.trailing_silence_ms:
+        silence = self._silence_ms(now)
+        if self._silence_start is not None and silence >= s.trailing_silence_ms:
             self._end_utterance(self._silence_start)
-            self._result = SpeechEnded(now, "silence")
+            self._result = SpeechEnded(now, "silence", self._silence_start * FRAME_MS)
         elif self._onset is not None and now - self._onset * FRAME_MS >= s.max_utterance_ms:
             self._end_utterance(self._frames)
             self._result = SpeechEnded(now, "max_length")
+        elif (
+            self._silence_start is not None
+            and silence >= self._pause_ms
+            and self._paused_at != self._silence_start
+        ):
+            self._paused_at = self._silence_start
+            return [SpeechPaused(now, self._silence_start * FRAME_MS)]
+        return []
 
     def _silence_ms(self, now: float) -> float:
         return 0.0 if self._silence_start is None else now - self._silence_start * FRAME_MS

@@ -26,11 +26,28 @@ class OutboxPublisher:
         self._batch = batch
         self._poll = poll_seconds
         self._wake = asyncio.Event()
+        self._waiters: dict[str, list[asyncio.Future[None]]] = {}
         self.published = 0
 
     def wake(self) -> None:
         """Something was committed: drain now instead of at the next poll."""
         self._wake.set()
+
+    def expect(self, request_id: str) -> asyncio.Future[None]:
+        """A future done once the receipt of ``request_id`` was acknowledged by the
+        broker. Ask before the receipt is committed (it may be published at once);
+        cancel it when no longer interested."""
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.setdefault(request_id, []).append(future)
+        future.add_done_callback(lambda f: self._forget(request_id, f))
+        return future
+
+    def _forget(self, request_id: str, future: asyncio.Future[None]) -> None:
+        waiting = self._waiters.get(request_id)
+        if waiting is not None and future in waiting:
+            waiting.remove(future)
+            if not waiting:
+                del self._waiters[request_id]
 
     async def run(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
@@ -67,4 +84,8 @@ class OutboxPublisher:
         async with self._db.transaction() as conn:
             await store.outbox_delete(conn, [m.id for m in messages])
         self.published += len(messages)
+        for m in messages:
+            for future in list(self._waiters.get(m.request_id or "", ())):
+                if not future.done():
+                    future.set_result(None)
         return len(messages)

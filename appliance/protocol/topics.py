@@ -70,6 +70,11 @@ class Topics:
         """The receipt of one request (QoS 1, not retained)."""
         return f"{self.prefix}/receipts/{request_id}"
 
+    def voice_turn(self, site: str) -> str:
+        """One finished voice turn at ``site``: decision, transcripts, milestones in
+        milliseconds (QoS 0, not retained)."""
+        return f"{self.prefix}/diagnostics/voice/{site}"
+
     @property
     def shopping_state(self) -> str:
         """The current shopping list (retained JSON)."""

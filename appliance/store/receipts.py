@@ -18,6 +18,7 @@ class OutboxMessage:
     payload: bytes
     qos: int
     retain: bool
+    request_id: str | None = None
 
 
 async def claim(conn: Conn, request_id: str) -> bool:
@@ -47,7 +48,7 @@ async def record(conn: Conn, receipt: Receipt, topics: list[str]) -> None:
 
 async def outbox_batch(conn: Conn, limit: int) -> list[OutboxMessage]:
     cur = await conn.execute(_Q["outbox_batch"], {"limit": limit})
-    return [OutboxMessage(r[0], r[1], bytes(r[2]), r[3], r[4]) for r in await cur.fetchall()]
+    return [OutboxMessage(r[0], r[1], bytes(r[2]), r[3], r[4], r[5]) for r in await cur.fetchall()]
 
 
 async def outbox_delete(conn: Conn, ids: list[int]) -> None:

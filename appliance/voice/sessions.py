@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
@@ -21,6 +22,7 @@ from appliance.actions.service import ActionService, Request
 from appliance.bus.mqtt import Bus
 from appliance.errors import BusError, StoreError
 from appliance.protocol.receipts import Receipt, Source
+from appliance.protocol.topics import Topics
 from appliance.protocol.voice import (
     AudioEnd,
     Control,
@@ -65,6 +67,7 @@ class VoiceSessions:
         default_language: str,
         known_items: KnownItems,
         log_transcripts: bool = False,
+        expect_published: Callable[[str], asyncio.Future[None]] | None = None,
     ) -> None:
         self._prefix = prefix
         self._bus = bus
@@ -76,6 +79,7 @@ class VoiceSessions:
         self._default_language = default_language
         self._known_items = known_items
         self._log_transcripts = log_transcripts
+        self._expect_published = expect_published
         self._sessions: dict[str, _Session] = {}
         self._pending: list[tuple[str, WakeClaim, float]] = []
         self._window: asyncio.Task[None] | None = None
@@ -213,6 +217,7 @@ class VoiceSessions:
             milestones=milestones,
             log_transcripts=self._log_transcripts,
             answer_only=answer_only,
+            expect_published=self._expect_published,
         )
         turn.start()
         return turn
@@ -230,13 +235,17 @@ class VoiceSessions:
     # --- the session ---------------------------------------------------------------
     async def _run(self, session: _Session) -> None:
         site, sid = session.site, session.claim.session_id
+        result: TurnResult | None = None
         try:
             async with asyncio.timeout(self._settings.session_timeout_s):
                 result = await session.turn.run(self._sink(session))
                 self.results.append(result)
                 if result.decision == "confirm" and result.receipts:
                     await self._confirm(session, result)
+                await session.turn.published()
             await self._control(site, Control(type="end", session_id=sid))
+            if result is not None:
+                await self._report(session, result)
         except TimeoutError:
             _LOGGER.warning("session %s at %s timed out", sid, site)
             await self._control(site, Control(type="stop", session_id=sid, reason="timeout"))
@@ -247,6 +256,29 @@ class VoiceSessions:
             await session.turn.close()
             if session.answer_turn is not None:
                 await session.answer_turn.close()
+
+    async def _report(self, session: _Session, result: TurnResult) -> None:
+        """The turn's decision and milestones: in the log and on the diagnostics topic."""
+        marks = dict(session.milestones.marks)
+        _LOGGER.info(
+            "turn %s at %s: %s; milestones (ms) %s",
+            session.claim.session_id,
+            session.site,
+            result.decision,
+            " ".join(f"{k}={v:.0f}" for k, v in marks.items()),
+        )
+        report = {
+            "session_id": session.claim.session_id,
+            "site": session.site,
+            "decision": result.decision,
+            "reason": result.gate.reason if result.gate else None,
+            "request_id": result.receipts[0].request_id if result.receipts else None,
+            "transcripts": result.transcripts,
+            "speech": result.speech,
+            "milestones_ms": marks,
+        }
+        topic = Topics(self._prefix).voice_turn(session.site)
+        await self._publish(topic, json.dumps(report).encode(), qos=0)
 
     async def _confirm(self, session: _Session, result: TurnResult) -> None:
         """Ask again, hear a yes/no through both engines, then run or drop."""

@@ -1,8 +1,11 @@
 """One voice turn: audio in, end of speech, two transcripts, gate, action, speech out.
 
 The verifier consumes audio while the user speaks (in a worker thread), so its result
-is ready at the end of speech; Whisper runs on the whole utterance when speech ends,
-in parallel with the verifier's last step. Nothing here blocks the event loop.
+is ready at the end of speech. Whisper starts on the utterance as soon as the speech
+pauses (``SpeechPaused``, 300 ms of silence by default): when the pause becomes the end
+of speech (700 ms), its transcript is usually ready; when the speech resumes, that early
+transcript is discarded and Whisper runs again on the longer utterance. Nothing here
+blocks the event loop.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from appliance.protocol.receipts import Receipt, Source
 from appliance.voice.gate import GateDecision, Heard, Parse, decide
 
 _LOGGER = logging.getLogger(__name__)
+PUBLISH_WAIT_S = 10.0
+"""How long a turn watches for its receipt to reach the broker (for the milestone)."""
 
 
 # --- what a turn needs of the engines (implemented in appliance.asr/audio/tts/llm) ---
@@ -43,6 +48,7 @@ class VerifierSession(Protocol):
 class Endpointer(Protocol):
     def feed(self, pcm: bytes) -> Sequence[Any]: ...
     def utterance(self) -> bytes: ...
+    def paused_utterance(self) -> bytes: ...
 
 
 class NarrationLike(Protocol):
@@ -138,6 +144,7 @@ class VoiceTurn:
         dry_run: bool = False,
         log_transcripts: bool = False,
         answer_only: bool = False,
+        expect_published: Callable[[str], asyncio.Future[None]] | None = None,
     ) -> None:
         self.session_id = session_id
         self.site = site
@@ -150,6 +157,8 @@ class VoiceTurn:
         self.dry_run = dry_run
         self.log_transcripts = log_transcripts
         self.answer_only = answer_only
+        self._expect_published = expect_published
+        self._published: asyncio.Task[None] | None = None
         self._endpointer = engines.endpointer()
         self._verifier = engines.verifier_for(lang, self.known_items, answer_only)
         self._finished = False
@@ -157,6 +166,10 @@ class VoiceTurn:
         self._feeder: asyncio.Task[None] | None = None
         self.speech_ended = asyncio.Event()
         self.no_speech = False
+        self._early: tuple[bytes, asyncio.Future[TranscriptLike]] | None = None
+        self.early_transcripts = 0
+        """Whisper runs started at a pause (the last one is used when the pause was the end)."""
+        self.used_early_transcript = False
 
     def utterance(self) -> bytes:
         """The audio the endpointer kept: pre-roll, speech, post-roll."""
@@ -180,8 +193,11 @@ class VoiceTurn:
             kind = type(event).__name__
             if kind == "SpeechStarted":
                 self.milestones.mark("speech_start")
+            elif kind == "SpeechPaused":
+                self._transcribe_early()
             elif kind == "SpeechEnded":
                 self.milestones.mark("end_of_speech")
+                self._mark_speech_stopped(event)
                 self.speech_ended.set()
             elif kind == "NoSpeech":
                 self.milestones.mark("no_speech")
@@ -200,6 +216,44 @@ class VoiceTurn:
             self.speech_ended.set()
             self._chunks.put_nowait(None)
 
+    def _mark_speech_stopped(self, event: Any) -> None:
+        """When the voice stopped: the end of speech less the trailing silence waited."""
+        stopped_ms = getattr(event, "speech_end_ms", None)
+        if stopped_ms is not None:
+            waited = float(event.at_ms) - float(stopped_ms)
+            eos = self.milestones.marks["end_of_speech"]
+            self.milestones.marks.setdefault("speech_stopped", round(eos - waited, 1))
+
+    def _transcribe_early(self) -> None:
+        """Start Whisper on the utterance so far; used if this pause is the end."""
+        if self._early is not None and not self._early[1].done():
+            return  # one at a time: the running one would delay a fresh start anyway
+        pcm = self._endpointer.paused_utterance()
+        if not pcm:
+            return
+        loop = asyncio.get_running_loop()
+        hints = self.engines.hints(self.lang, self.known_items)
+        job = loop.run_in_executor(
+            self.engines.executor, self.engines.primary.transcribe, pcm, hints
+        )
+        self._early = (pcm, job)
+        self.early_transcripts += 1
+
+    async def _transcribe(self, utterance: bytes) -> TranscriptLike:
+        if self._early is not None:
+            pcm, job = self._early
+            self._early = None
+            if pcm == utterance:
+                self.used_early_transcript = True
+                return await job
+            # The speech went on after that pause: the early transcript is stale.
+            job.add_done_callback(_discard_result)
+        loop = asyncio.get_running_loop()
+        hints = self.engines.hints(self.lang, self.known_items)
+        return await loop.run_in_executor(
+            self.engines.executor, self.engines.primary.transcribe, utterance, hints
+        )
+
     async def _feed_verifier(self) -> None:
         # accept() only queues the audio for the verifier's own decoder thread.
         while (chunk := await self._chunks.get()) is not None:
@@ -215,16 +269,12 @@ class VoiceTurn:
         if self.no_speech:
             if self._feeder is not None:
                 self._feeder.cancel()
+            self._drop_early()
             await self._finish_verifier()
             return TurnResult(
                 {"whisper": "", "verifier": ""}, "none", None, [], "", dict(self.milestones.marks)
             )
-        loop = asyncio.get_running_loop()
-        utterance = self.utterance()
-        hints = self.engines.hints(self.lang, self.known_items)
-        primary_job = loop.run_in_executor(
-            self.engines.executor, self.engines.primary.transcribe, utterance, hints
-        )
+        primary_job = asyncio.ensure_future(self._transcribe(self.utterance()))
         assert self._feeder is not None  # noqa: S101
         await self._feeder
         verifier_t = await self._finish_verifier()
@@ -259,7 +309,15 @@ class VoiceTurn:
         """Release what the turn holds, whatever state it is in."""
         if self._feeder is not None:
             self._feeder.cancel()
+        if self._published is not None:
+            self._published.cancel()
+        self._drop_early()
         await self._finish_verifier()
+
+    def _drop_early(self) -> None:
+        if self._early is not None:
+            self._early[1].add_done_callback(_discard_result)
+            self._early = None
 
     async def _act(self, gate: GateDecision, transcripts: dict[str, str]) -> list[Receipt]:
         if self.service is None or self.dry_run or gate.decision in ("none", "chat"):
@@ -288,9 +346,31 @@ class VoiceTurn:
                     details=details,
                 )
             )
-        results: list[Result] = await self.service.execute_batch(requests)
+        published = self._expect_published(base) if self._expect_published else None
+        try:
+            results: list[Result] = await self.service.execute_batch(requests)
+        except BaseException:
+            if published is not None:
+                published.cancel()
+            raise
         self.milestones.mark("receipt_committed")
+        if published is not None:
+            self._published = asyncio.create_task(self._mark_published(published))
         return [r.receipt for r in results]
+
+    async def _mark_published(self, published: asyncio.Future[None]) -> None:
+        try:
+            async with asyncio.timeout(PUBLISH_WAIT_S):
+                await published
+        except TimeoutError:  # broker away: the outbox publishes it later
+            published.cancel()
+            return
+        self.milestones.mark("receipt_published")
+
+    async def published(self) -> None:
+        """Wait (bounded) until the turn's receipt reached the broker, if it has one."""
+        if self._published is not None:
+            await asyncio.shield(self._published)
 
     @staticmethod
     def _proposal_request(
@@ -334,6 +414,12 @@ class VoiceTurn:
                 len(transcripts["whisper"]),
                 len(transcripts["verifier"]),
             )
+
+
+def _discard_result(job: asyncio.Future[Any]) -> None:
+    """Retrieve an unused early transcript (or its error) so nothing is left unawaited."""
+    if not job.cancelled() and job.exception() is not None:
+        _LOGGER.debug("an unused early transcription failed: %s", job.exception())
 
 
 _FALLBACK = {

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import json
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 import aiomqtt
@@ -22,16 +22,6 @@ from tests.support.client import ha_client
 from tests.support.mosquitto import USERS, Mosquitto
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
-
-
-@pytest.fixture(scope="session")
-def voice_engines(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engines]:
-    from appliance.voice.engines import load_engines
-
-    settings = Settings(data_dir=tmp_path_factory.mktemp("voice"), timezone="UTC")
-    engines = load_engines(settings)
-    yield engines
-    engines.executor.shutdown(wait=False)  # type: ignore[attr-defined]
 
 
 @pytest.fixture
@@ -133,6 +123,7 @@ async def test_spoken_command_changes_the_list_once_and_answers(
     # asked back (and changes nothing); a few renditions at other speeds must act once.
     async with ha_client(mosquitto) as ha, satellite(mosquitto) as sat:
         await ha.client.subscribe("appliance/receipts", qos=1)
+        await ha.client.subscribe("appliance/diagnostics/voice/+", qos=1)
         for length_scale in (1.0, 0.95, 1.05):
             said = speech.piper("add three apples to my shopping list", length_scale=length_scale)
             sat.controls.clear()
@@ -163,6 +154,21 @@ async def test_spoken_command_changes_the_list_once_and_answers(
         assert receipt["details"]["transcripts"]["verifier"]
         assert speak.text and "apple" in speak.text.lower()
         assert speak.rate and len(sat.speech) > speak.rate  # more than half a second of speech
+        # the turn's diagnostics: decision and milestones, in order, up to playback
+        reports = [
+            json.loads(p) for t, p in ha.messages if t == "appliance/diagnostics/voice/kitchen"
+        ]
+        report = next(r for r in reports if r["request_id"] == receipt["request_id"])
+        assert report["decision"] == "act"
+        assert report["transcripts"] == receipt["details"]["transcripts"]
+        marks = report["milestones_ms"]
+        order = [
+            "wake_claim", "accepted", "speech_start", "end_of_speech", "gate_decision",
+            "receipt_committed", "receipt_published",
+        ]  # fmt: skip
+        assert [marks[k] for k in order] == sorted(marks[k] for k in order)
+        assert marks["receipt_committed"] <= marks["first_speech_audio_sent"]
+        assert marks["first_speech_audio_sent"] <= marks["playback_finished"]
 
 
 async def test_chatter_changes_nothing(voice_node: Node, mosquitto: Mosquitto) -> None:

@@ -19,6 +19,7 @@ from appliance.audio.vad import (
     FrameScorer,
     NoSpeech,
     SpeechEnded,
+    SpeechPaused,
     SpeechStarted,
     VadSettings,
     load_silero,
@@ -42,6 +43,11 @@ def run(ep: Endpointer, pcm: bytes, chunk_bytes: int = 2048) -> list[Event]:
     for piece in chunks(pcm, chunk_bytes):
         events += ep.feed(piece)
     return events
+
+
+def kinds(events: list[Event]) -> list[type]:
+    """The event types, pauses left out."""
+    return [type(e) for e in events if not isinstance(e, SpeechPaused)]
 
 
 def speech_bounds_ms(pcm: bytes, floor_db: float = 60.0) -> tuple[float, float]:
@@ -109,6 +115,8 @@ def test_command_then_silence_ends_in_time(model: FrameScorer, text: str, voice:
     audio = sp.pad(speech, 1000, 1500)
     ep = Endpointer(VadSettings(), model)
     events = run(ep, audio)
+    pauses = [e for e in events if isinstance(e, SpeechPaused)]
+    events = [e for e in events if not isinstance(e, SpeechPaused)]
     assert [type(e) for e in events] == [SpeechStarted, SpeechEnded]
     started, ended = events
     assert isinstance(started, SpeechStarted)
@@ -119,6 +127,11 @@ def test_command_then_silence_ends_in_time(model: FrameScorer, text: str, voice:
     # granularity add at most two frames
     lag = ended.at_ms - (1000 + end)
     assert 700 - FRAME_MS <= lag <= 700 + 2 * FRAME_MS, lag
+    assert ended.speech_end_ms == pytest.approx(ended.at_ms - 700, abs=FRAME_MS)
+    # the last pause is the one that became the end: 300 ms into the same silence
+    assert pauses
+    assert pauses[-1].silence_from_ms == ended.speech_end_ms
+    assert pauses[-1].at_ms == pytest.approx(pauses[-1].silence_from_ms + 300, abs=FRAME_MS)
     assert ep.done
     assert ep.result == ended
     # utterance = pre-roll + speech + post-roll, and it holds the whole command
@@ -133,6 +146,38 @@ def test_command_then_silence_ends_in_time(model: FrameScorer, text: str, voice:
     # the session is over: more audio is ignored
     assert ep.feed(sp.piper(COMMAND)) == []
     assert ep.finish() == []
+
+
+def test_a_pause_offers_the_utterance_so_far(model: FrameScorer) -> None:
+    """At a pause, ``paused_utterance()`` is what ``utterance()`` becomes if the pause
+    is the end; if speech resumes, the final utterance is longer and there is a new pause."""
+    first = sp.piper("add milk")
+    second = sp.piper("and two dozen eggs to the shopping list")
+    audio = sp.pad(first, 600, 0) + b"\0" * 32 * 250 + sp.pad(second, 0, 1200)
+    ep = Endpointer(VadSettings(), model)
+    offered: list[bytes] = []
+    events: list[Event] = []
+    for piece in chunks(audio, 2048):
+        new = ep.feed(piece)
+        events += new
+        offered += [ep.paused_utterance() for e in new if isinstance(e, SpeechPaused)]
+    kinds = [type(e) for e in events]
+    assert kinds[0] is SpeechStarted
+    assert kinds[-1] is SpeechEnded
+    assert kinds.count(SpeechPaused) >= 2  # one in the gap, one at the end
+    assert len(offered) == kinds.count(SpeechPaused)
+    final = ep.utterance()
+    assert offered[-1] == final
+    assert len(offered[0]) < len(final) - 32 * 1500  # the gap's offer stops at "milk"
+    assert final.startswith(offered[0][: len(offered[0]) - 32 * 300])
+    # no pause is offered while speaking, or after the end
+    assert ep.paused_utterance() == b"" or ep.done
+
+
+def test_no_pause_when_it_is_not_shorter_than_the_end(model: FrameScorer) -> None:
+    audio = sp.pad(sp.piper(COMMAND), 500, 1200)
+    events = run(Endpointer(VadSettings(pause_ms=700), model), audio)
+    assert [type(e) for e in events] == [SpeechStarted, SpeechEnded]
 
 
 def test_chunk_size_does_not_matter(model: FrameScorer) -> None:
@@ -200,7 +245,7 @@ def test_short_burst_is_dropped_and_speech_after_it_counts(model: FrameScorer) -
     c_start, _ = speech_bounds_ms(command)
     ep = Endpointer(VadSettings(), model)
     events = run(ep, sp.concat(sp.silence(500), burst, sp.silence(1500), command, sp.silence(1200)))
-    assert [type(e) for e in events] == [SpeechStarted, SpeechEnded]
+    assert kinds(events) == [SpeechStarted, SpeechEnded]
     onset = 500 + 150 + 1500 + c_start
     assert abs(events[0].at_ms - onset) <= 3 * FRAME_MS
 
@@ -210,7 +255,7 @@ def test_max_length_cuts_a_long_utterance(model: FrameScorer) -> None:
     assert len(talk) / 32 > 6000
     ep = Endpointer(VadSettings(max_utterance_ms=3000), model)
     events = run(ep, sp.pad(talk, 400, 0))
-    assert [type(e) for e in events] == [SpeechStarted, SpeechEnded]
+    assert kinds(events) == [SpeechStarted, SpeechEnded]
     started, ended = events
     assert isinstance(ended, SpeechEnded)
     assert ended.reason == "max_length"
@@ -223,15 +268,17 @@ def test_speech_in_white_noise(model: FrameScorer, snr_db: float) -> None:
     speech = sp.piper("what's on my agenda tomorrow")
     audio = sp.add_white_noise(sp.pad(speech, 800, 1500), snr_db, seed=7)
     events = run(Endpointer(VadSettings(), model), audio)
-    assert [type(e) for e in events] == [SpeechStarted, SpeechEnded]
-    assert events[1] == SpeechEnded(events[1].at_ms, "silence")
+    assert kinds(events) == [SpeechStarted, SpeechEnded]
+    ended = events[-1]
+    assert isinstance(ended, SpeechEnded)
+    assert ended.reason == "silence"
 
 
 def test_stream_end_closes_the_session(model: FrameScorer) -> None:
     speech = sp.piper(COMMAND)
     ep = Endpointer(VadSettings(), model)
     events = run(ep, sp.pad(speech, 500, 0))
-    assert [type(e) for e in events] == [SpeechStarted]
+    assert kinds(events) == [SpeechStarted]
     assert ep.speech_started
     end = ep.finish()
     assert len(end) == 1

@@ -19,11 +19,11 @@ WITH receipt AS (
     UPDATE processed_requests SET receipt_id = %(receipt_id)s
     WHERE request_id = %(request_id)s
 )
-INSERT INTO outbox (topics, payload, qos, retain)
-VALUES (%(topics)s, %(payload)s, 1, false);
+INSERT INTO outbox (topics, payload, qos, retain, request_id)
+VALUES (%(topics)s, %(payload)s, 1, false, %(request_id)s);
 
 -- name: outbox_batch
-SELECT id, topics, payload, qos, retain FROM outbox ORDER BY id LIMIT %(limit)s;
+SELECT id, topics, payload, qos, retain, request_id FROM outbox ORDER BY id LIMIT %(limit)s;
 
 -- name: outbox_delete
 DELETE FROM outbox WHERE id = ANY(%(ids)s);

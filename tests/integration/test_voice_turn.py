@@ -1,0 +1,94 @@
+"""One voice turn with the real models, fed as fast as it is spoken.
+
+Whisper starts on the utterance at the first pause; these tests check that the early
+transcript is the one of the final utterance when the pause is the end, and that it is
+thrown away when the speaker goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import AsyncIterator
+
+import pytest
+
+from appliance.actions.service import ActionService
+from appliance.asr.base import Hints
+from appliance.protocol.topics import Topics
+from appliance.protocol.voice import CHUNK_BYTES, CHUNK_MS
+from appliance.settings import Settings
+from appliance.store.db import Database
+from appliance.voice.turn import Engines, VoiceTurn
+from tests.support import speech
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+
+async def _discard(text: str, rate: int, chunks: AsyncIterator[bytes]) -> None:
+    async for _ in chunks:
+        pass
+
+
+async def _feed_paced(turn: VoiceTurn, pcm: bytes) -> None:
+    """Feed 64 ms chunks at the pace a satellite sends them."""
+    started = time.perf_counter()
+    for index, start in enumerate(range(0, len(pcm), CHUNK_BYTES)):
+        turn.feed(pcm[start : start + CHUNK_BYTES])
+        if turn.speech_ended.is_set():
+            return
+        await asyncio.sleep(max(0.0, started + (index + 1) * CHUNK_MS / 1000 - time.perf_counter()))
+    turn.end_of_stream()
+
+
+def _turn(engines: Engines, service: ActionService | None) -> VoiceTurn:
+    return VoiceTurn(
+        session_id=uuid.uuid4().hex[:12],
+        site="kitchen",
+        user="household",
+        lang="en",
+        engines=engines,
+        service=service,
+    )
+
+
+async def test_the_early_transcript_is_the_final_utterances_when_the_pause_ends_it(
+    voice_engines: Engines, settings: Settings, database: Database
+) -> None:
+    service = ActionService(database, settings, Topics())
+    turn = _turn(voice_engines, service)
+    turn.start()
+    await _feed_paced(turn, speech.pad(speech.piper("add bread to the shopping list"), 300, 1500))
+    result = await turn.run(_discard)
+    assert turn.early_transcripts == 1
+    assert turn.used_early_transcript
+    # Whisper is deterministic: the transcript used is the one of the final utterance.
+    again = voice_engines.primary.transcribe(turn.utterance(), Hints(lang="en"))
+    assert result.transcripts["whisper"] == again.text
+    assert "bread" in result.transcripts["whisper"].lower()
+    marks = result.milestones_ms
+    assert marks["speech_stopped"] < marks["end_of_speech"] <= marks["gate_decision"]
+    # the voice stopped one trailing silence (700 ms, in whole 32 ms frames) before
+    assert marks["end_of_speech"] - marks["speech_stopped"] == pytest.approx(704, abs=1)
+    if result.decision == "act":
+        assert result.receipts[0].items[0].name == "bread"
+        assert marks["gate_decision"] <= marks["receipt_committed"]
+
+
+async def test_speech_after_a_pause_makes_the_early_transcript_stale(
+    voice_engines: Engines,
+) -> None:
+    first = speech.piper("add milk")
+    rest = speech.piper("and a dozen eggs to the shopping list")
+    audio = speech.concat(speech.silence(300), first, speech.silence(300), rest, speech.silence(1500))
+    turn = _turn(voice_engines, None)  # no database: nothing is acted on
+    turn.start()
+    await _feed_paced(turn, audio)
+    result = await turn.run(_discard)
+    assert turn.early_transcripts >= 2  # one at the pause after "milk", one at the end
+    heard = result.transcripts["whisper"].lower()
+    assert "milk" in heard
+    assert "egg" in heard  # the stale transcript of "add milk" alone was not used
+    again = voice_engines.primary.transcribe(turn.utterance(), Hints(lang="en"))
+    assert result.transcripts["whisper"] == again.text
