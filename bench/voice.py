@@ -9,10 +9,17 @@ babble (10 dB). The truth of an utterance is what the parser makes of its text.
   silence or noise;
 - the same two figures for a Whisper-only pipeline (act on whatever Whisper's text
   parses to), on the same audio, in the same run;
-- latency, through the real pipeline against the embedded PostgreSQL: end of speech
-  to receipt committed and to first speech audio, against plain ``transcribe()``
-  with faster-whisper's defaults on the same audio (the baseline);
-- resident memory with every model loaded.
+- latency, end to end (``over_mqtt``): the node runs as its own process (``appliance
+  run``: embedded PostgreSQL, every model) against a real mosquitto, and a virtual
+  satellite streams each command as fast as it is spoken; the node's own milestones
+  (published per turn on ``diagnostics/voice/<site>``) give end of speech to receipt
+  published and to first speech audio sent, and from when the voice stopped; the
+  baseline is plain ``transcribe()`` with faster-whisper's defaults on the same audio,
+  in this process, in the same run;
+- the node's resident memory with every model loaded, and after all the turns.
+
+The acceptance figures come from a second pass in this process, fed faster than real
+time (the verifier is then allowed to finish decoding: ``max_final_ms`` 10 s).
 """
 
 from __future__ import annotations
@@ -242,5 +249,122 @@ async def _run(limit: int | None) -> dict[str, Any]:
     }
 
 
+def _proc_mb(pid: int, key: str) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(f"{key}:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+async def _over_mqtt(texts: list[tuple[str, str]]) -> dict[str, Any]:
+    """End-to-end latency and memory of a node process, one virtual satellite."""
+    import json
+    import signal
+
+    from appliance.asr.whisper import WhisperEngine
+    from bench.commands import start_node
+    from tests.support.client import ha_client
+    from tests.support.mosquitto import Mosquitto
+    from tests.support.satellite import satellite
+
+    with tempfile.TemporaryDirectory(prefix="appliance-voice-mqtt-") as tmp:
+        broker = Mosquitto(Path(tmp) / "mosquitto")
+        broker.start()
+        node, _ = start_node(Path(tmp) / "node", broker)
+        reports: list[dict[str, Any]] = []
+        rss: dict[str, float] = {}
+        try:
+            async with ha_client(broker) as ha, satellite(broker) as sat:
+                await ha.client.subscribe("appliance/diagnostics/voice/+", qos=1)
+                waited = time.perf_counter()
+                for voice_name, text in texts:
+                    pcm = speech.pad(VOICES[voice_name](text), 300, 1500)
+                    while True:  # the node refuses claims ('loading') until its models are in
+                        sat.controls.clear()
+                        session_id = await sat.claim()
+                        first = await sat.wait_any(("accept", "reject"))
+                        if first.type == "accept":
+                            break
+                        await asyncio.sleep(0.5)
+                    if not rss:
+                        rss["loaded"] = _proc_mb(node.pid, "VmRSS")
+                        rss["models_ready_s"] = round(time.perf_counter() - waited, 1)
+                    await sat.stream(session_id, pcm)
+                    await sat.wait("end", timeout=60)
+                    await ha.wait_for(
+                        lambda sid=session_id: any(
+                            json.loads(p).get("session_id") == sid for _t, p in ha.messages
+                        )
+                    )
+                    report = next(
+                        json.loads(p)
+                        for _t, p in ha.messages
+                        if json.loads(p).get("session_id") == session_id
+                    )
+                    reports.append({"voice": voice_name, "said": text, **report})
+            rss["after"] = _proc_mb(node.pid, "VmRSS")
+            rss["peak"] = _proc_mb(node.pid, "VmHWM")
+        finally:
+            node.send_signal(signal.SIGTERM)
+            node.wait(30)
+            broker.stop()
+    # the baseline: plain faster-whisper on the same audio (pre- and post-roll as the node's)
+    whisper = WhisperEngine()
+    whisper.load("en")
+    plain: list[float] = []
+    for voice_name, text in texts:
+        pcm = speech.pad(VOICES[voice_name](text), 300, 300)
+        started = time.perf_counter()
+        whisper.plain_transcribe(pcm, "en")
+        plain.append((time.perf_counter() - started) * 1000)
+
+    def between(start: str, end: str) -> list[float]:
+        out = []
+        for r in reports:
+            marks = r["milestones_ms"]
+            if start in marks and end in marks:
+                out.append(marks[end] - marks[start])
+        return out
+
+    def med(values: list[float]) -> float | None:
+        return round(statistics.median(values), 1) if values else None
+
+    eos_pub = between("end_of_speech", "receipt_published")
+    plain_med = statistics.median(plain)
+    return {
+        "turns": len(reports),
+        "decisions": dict(Counter(r["decision"] for r in reports)),
+        "latency_ms_median": {
+            "end_of_speech_to_whisper_ready": med(between("end_of_speech", "whisper_ready")),
+            "end_of_speech_to_gate": med(between("end_of_speech", "gate_decision")),
+            "end_of_speech_to_receipt_committed": med(
+                between("end_of_speech", "receipt_committed")
+            ),
+            "end_of_speech_to_receipt_published": med(eos_pub),
+            "end_of_speech_to_first_speech_audio_sent": med(
+                between("end_of_speech", "first_speech_audio_sent")
+            ),
+            "voice_stopped_to_receipt_published": med(
+                between("speech_stopped", "receipt_published")
+            ),
+            "voice_stopped_to_first_speech_audio_sent": med(
+                between("speech_stopped", "first_speech_audio_sent")
+            ),
+            "wake_claim_to_accepted": med(between("wake_claim", "accepted")),
+            "plain_faster_whisper_defaults_transcribe": round(plain_med, 1),
+        },
+        "ratio_end_of_speech_to_receipt_vs_plain_transcribe": (
+            round(statistics.median(eos_pub) / plain_med, 2) if eos_pub else None
+        ),
+        "node_rss_mb": {k: round(v) if k != "models_ready_s" else v for k, v in rss.items()},
+        "trailing_silence_ms": 700,
+    }
+
+
 def run(limit: int | None = None) -> dict[str, Any]:
-    return asyncio.run(_run(limit))
+    latency_texts = [("piper", t) for t in COMMANDS] + [("espeak_us", t) for t in COMMANDS[:8]]
+    if limit is not None:
+        latency_texts = latency_texts[: max(1, limit // 4)]
+    over_mqtt = asyncio.run(_over_mqtt(latency_texts))
+    figures = asyncio.run(_run(limit))
+    return {"over_mqtt": over_mqtt, **figures}

@@ -21,6 +21,9 @@ REJECT_TIMEOUT = "timeout"
 """The decode was cut by its length/time bound before it finished."""
 REJECT_LOW_CONFIDENCE = "low_confidence"
 """The words are too improbable to act on."""
+REJECT_WEAK = "weak"
+"""The verifier is unsure but not far off: its words may only confirm the very same
+reading from the other engine, never act or be proposed on their own."""
 REJECT_PROMPT_ECHO = "prompt_echo"
 """The text only repeats the biasing prompt."""
 
@@ -40,6 +43,9 @@ class Transcript:
     rejected: str | None = None
     """Why the text must not be trusted (one of the ``REJECT_*`` names, or an engine's
     own); None when it may be used."""
+    alternatives: tuple[str, ...] = ()
+    """Other readings the engine found almost as likely (Whisper's beam), best first;
+    empty when the text was rejected."""
     details: Mapping[str, Any] = field(default_factory=dict)
     """Engine specifics (raw text, scores, settings) for logs at DEBUG and benchmarks."""
 

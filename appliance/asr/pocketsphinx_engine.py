@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 import pocketsphinx  # type: ignore[import-untyped,unused-ignore]
 
-from appliance.asr.base import REJECT_LOW_CONFIDENCE, REJECT_NO_SPEECH, AsrError
+from appliance.asr.base import REJECT_LOW_CONFIDENCE, REJECT_NO_SPEECH, REJECT_WEAK, AsrError
 from appliance.asr.grammar import ANSWER_RULE, Automaton, Grammar, compile_automaton
 from appliance.asr.verifier import (
     REJECT_OUT_OF_GRAMMAR,
@@ -166,7 +166,7 @@ class PocketSphinxVerifier(StreamingVerifier):
         hypothesis = self._decoder.hyp()
         if hypothesis is None or not hypothesis.hypstr.strip():
             self._restore_cmn()  # noise must not shift the normalisation of speech
-            rejected = REJECT_OUT_OF_GRAMMAR if partial_words else REJECT_NO_SPEECH
+            rejected: str | None = REJECT_OUT_OF_GRAMMAR if partial_words else REJECT_NO_SPEECH
             return Result("", rejected=rejected, details={"frames": frames})
         segments = [
             (_ALT_PRONUNCIATION.sub("", s.word), s.start_frame, s.end_frame, s.ascore)
@@ -181,16 +181,18 @@ class PocketSphinxVerifier(StreamingVerifier):
         confidence = 1.0 / (
             1.0 + math.exp(-(scores["avg_score"] - settings.reject_avg_score) / _CONFIDENCE_SCALE)
         )
-        low = (
+        rejected = None
+        if (
+            scores["avg_score"] < settings.weak_avg_score
+            or scores["min_word_score"] < settings.weak_word_score
+        ):
+            rejected = REJECT_LOW_CONFIDENCE
+        elif (
             scores["avg_score"] < settings.reject_avg_score
             or scores["min_word_score"] < settings.reject_word_score
-        )
-        return Result(
-            text,
-            confidence=confidence,
-            rejected=REJECT_LOW_CONFIDENCE if low else None,
-            details=details,
-        )
+        ):
+            rejected = REJECT_WEAK
+        return Result(text, confidence=confidence, rejected=rejected, details=details)
 
     def _restore_cmn(self) -> None:
         """Undo this utterance's update of the cepstral means (live CMN)."""

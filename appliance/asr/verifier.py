@@ -78,6 +78,17 @@ class VerifierSettings(BaseModel):
         default=-50.0,
         description="PocketSphinx: the same difference for the worst single word.",
     )
+    weak_avg_score: float = Field(
+        default=-42.0,
+        description="PocketSphinx: between this and reject_avg_score (and weak_word_score "
+        "and reject_word_score) a transcript is 'weak', not 'low_confidence': it may still "
+        "confirm Whisper's identical best reading. Unusual voices (espeak-ng) score there; "
+        "most chatter forced into the grammar scores lower, and what scores there is not "
+        "what Whisper heard.",
+    )
+    weak_word_score: float = Field(
+        default=-62.0, description="PocketSphinx: the 'weak' floor for the worst single word."
+    )
     vosk_min_word_confidence: float = Field(
         default=0.6,
         ge=0,

@@ -169,6 +169,14 @@ class WhisperSettings(BaseModel):
         default_factory=lambda: dict(DEFAULT_VOCABULARY),
         description="Command words per language, put before the items in the bias.",
     )
+    alternatives_margin: float = Field(
+        default=0.2,
+        ge=0.0,
+        le=2.0,
+        description="The beam's other hypotheses within this much average log-probability "
+        "of the best are offered to the gate as readings Whisper also finds likely "
+        "(0: none).",
+    )
     max_bias_items: int = Field(default=40, ge=0, description="Items used for the bias.")
     max_bias_chars: int = Field(
         default=400, ge=0, le=1000, description="Length cap of the bias text."
@@ -450,6 +458,8 @@ class _Decode:
     no_speech_prob: float
     compression: float
     temperature: float
+    alternatives: tuple[tuple[str, float], ...] = ()
+    """The beam's other hypotheses (cleaned text, average log-probability), best first."""
 
 
 class WhisperEngine:
@@ -596,7 +606,14 @@ class WhisperEngine:
             details["repeated"] = find_repetition(decode.raw)
         confidence = math.exp(min(0.0, decode.avg_logprob)) * (1.0 - decode.no_speech_prob)
         text = _clean(decode.raw) if reason is None else ""
-        return self._result(started, text, reason, confidence, details)
+        alternatives: tuple[str, ...] = ()
+        if reason is None:
+            floor = decode.avg_logprob - s.alternatives_margin
+            alternatives = tuple(
+                t for t, avg in decode.alternatives if avg >= floor and not is_hallucination(t)
+            )
+            details["alternatives"] = [[t, round(avg, 3)] for t, avg in decode.alternatives]
+        return self._result(started, text, reason, confidence, details, alternatives=alternatives)
 
     def plain_transcribe(self, pcm: bytes, lang: str = "en") -> Transcript:
         """faster-whisper's ``transcribe`` with its own defaults (beam 5, temperature
@@ -650,39 +667,77 @@ class WhisperEngine:
         hotwords: str | None,
         prompt: str | None,
     ) -> _Decode:
+        """One decode of one (at most 30 s) utterance, straight on CTranslate2: the same
+        features, prompt and token suppression as faster-whisper's ``transcribe``, but
+        keeping the beam's other hypotheses (``alternatives``)."""
+        from faster_whisper.tokenizer import Tokenizer  # type: ignore[import-untyped]
+        from faster_whisper.transcribe import (  # type: ignore[import-untyped]
+            get_suppressed_tokens,
+            pad_or_trim,
+        )
+
         s = self.settings
+        tokenizer = Tokenizer(
+            model.hf_tokenizer, model.model.is_multilingual, task="transcribe", language=lang
+        )
+        previous = tokenizer.encode(" " + prompt.strip()) if prompt else []
+        options: dict[str, Any]
+        if temperature > 0:
+            options = {
+                "beam_size": 1,
+                "num_hypotheses": 1,
+                "sampling_topk": 0,
+                "sampling_temperature": temperature,
+            }
+        else:
+            options = {"beam_size": s.beam_size, "num_hypotheses": s.beam_size, "patience": 1}
         with self._decode_lock:
             try:
-                segments, _info = model.transcribe(
-                    audio,
-                    language=lang,
-                    beam_size=s.beam_size,
-                    best_of=1,
-                    temperature=temperature,
-                    condition_on_previous_text=False,
-                    without_timestamps=True,
-                    vad_filter=False,
-                    no_speech_threshold=None,  # judged here, on every segment
-                    log_prob_threshold=None,
-                    compression_ratio_threshold=None,
-                    max_new_tokens=budget,
-                    hotwords=hotwords,
-                    initial_prompt=prompt,
-                    multilingual=False,
+                features = model.feature_extractor(audio)
+                encoder_output = model.encode(pad_or_trim(features[:, :-1]))
+                sequence = model.get_prompt(
+                    tokenizer, previous, without_timestamps=True, hotwords=hotwords
                 )
-                found = list(segments)
+                result = model.model.generate(
+                    encoder_output,
+                    [sequence],
+                    length_penalty=1,
+                    repetition_penalty=1,
+                    no_repeat_ngram_size=0,
+                    max_length=len(sequence) + budget,
+                    return_scores=True,
+                    return_no_speech_prob=True,
+                    suppress_blank=True,
+                    suppress_tokens=list(get_suppressed_tokens(tokenizer, (-1,))),
+                    max_initial_timestamp_index=50,
+                    **options,
+                )[0]
             except (RuntimeError, ValueError) as err:
                 raise AsrError(f"Whisper failed: {err}") from err
-        raw = "".join(segment.text for segment in found).strip()
-        tokens = sum(len(segment.tokens) for segment in found)
-        if found:
-            weights = [max(1, len(segment.tokens)) for segment in found]
-            avg = sum(w * seg.avg_logprob for w, seg in zip(weights, found, strict=True))
-            avg_logprob = avg / sum(weights)
-            no_speech = max(segment.no_speech_prob for segment in found)
-        else:
-            avg_logprob, no_speech = -math.inf, 1.0
-        return _Decode(raw, tokens, avg_logprob, no_speech, compression_ratio(raw), temperature)
+        hypotheses: list[tuple[str, int, float]] = []
+        for ids, score in zip(result.sequences_ids, result.scores, strict=True):
+            # faster-whisper's average log-probability (length penalty 1, + end token)
+            avg = score * len(ids) / (len(ids) + 1) if ids else -math.inf
+            hypotheses.append((tokenizer.decode(ids).strip(), len(ids), avg))
+        if not hypotheses:
+            return _Decode("", 0, -math.inf, 1.0, 0.0, temperature)
+        raw, tokens, avg_logprob = hypotheses[0]
+        seen = {normalize_text(raw)}
+        alternatives: list[tuple[str, float]] = []
+        for text, _count, avg in hypotheses[1:]:
+            key = normalize_text(text)
+            if key and key not in seen:
+                seen.add(key)
+                alternatives.append((_clean(text), avg))
+        return _Decode(
+            raw,
+            tokens,
+            avg_logprob,
+            float(result.no_speech_prob),
+            compression_ratio(raw),
+            temperature,
+            tuple(alternatives),
+        )
 
     def _check(self, decode: _Decode, audio_ms: float, budget: int, bias: str) -> str | None:
         """Why the decode must not be trusted, or None."""
@@ -713,6 +768,8 @@ class WhisperEngine:
         reason: str | None,
         confidence: float | None,
         details: dict[str, Any],
+        *,
+        alternatives: tuple[str, ...] = (),
     ) -> Transcript:
         elapsed = (time.perf_counter() - started) * 1000
         log.debug(
@@ -729,6 +786,7 @@ class WhisperEngine:
             confidence=None if confidence is None else round(confidence, 3),
             rejected=reason,
             details=details,
+            alternatives=alternatives,
         )
 
 

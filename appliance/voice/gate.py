@@ -6,7 +6,11 @@ plurals, number words are already folded by the parser and ``item_key``), and ne
 fuzzy-matches two different items into one.
 
 Decisions:
-- ``act``: both engines give the same state-changing commands: run them.
+- ``act``: both engines give the same state-changing commands: run them. Engine A's
+  reading may be one of the alternatives its beam found almost as likely as its best
+  (``Heard.alternatives``), when no likelier reading of A was a refusal ("don't add").
+  A "weak" verifier transcript (``rejected="weak"``: unsure, not far off) counts only
+  when it gives exactly the commands of A's best reading.
 - ``confirm``: one engine heard a state-changing command the other did not confirm:
   change nothing, ask ("Did you want to add oat milk?").
 - ``read``: a read-only request (list, next event): runs on engine A alone; a
@@ -28,6 +32,8 @@ from appliance.protocol.commands import READ_ONLY_ACTIONS, Command
 
 Decision = Literal["act", "confirm", "reject", "read", "chat", "none"]
 REFUSALS = frozenset({"negated", "unknown_list", "multiple_items"})
+WEAK = "weak"
+"""``Heard.rejected`` of a verifier transcript that may only confirm (``REJECT_WEAK``)."""
 
 
 Parse = Callable[[str], Any]
@@ -41,6 +47,8 @@ class Heard:
     engine: str
     text: str
     rejected: str | None = None
+    alternatives: tuple[str, ...] = ()
+    """Other readings this engine found almost as likely, best first."""
 
     @property
     def usable(self) -> bool:
@@ -104,6 +112,14 @@ def decide(primary: Heard, verifier: Heard | None, parse: Parse) -> GateDecision
         )
     if a_cmds and b_cmds and _same(a_cmds, b_cmds):
         return GateDecision("act", a_cmds, a_cmds[0].action, None, True, details)
+    rank = _alternative_agreeing(primary, a, b_cmds, parse)
+    if rank is not None:
+        details = {**details, "agreed_reading": primary.alternatives[rank - 2], "rank": rank}
+        return GateDecision("act", b_cmds, b_cmds[0].action, "alternative", True, details)
+    if a_cmds and verifier is not None and verifier.rejected == WEAK and verifier.text.strip():
+        weak_cmds = _commands(parse(verifier.text))
+        if weak_cmds and _same(a_cmds, weak_cmds):
+            return GateDecision("act", a_cmds, a_cmds[0].action, "weak_verifier", True, details)
     # Heard a change, not confirmed by the other engine: ask, change nothing. Prefer
     # engine A's reading (free-form, fuller); B's when A had none.
     proposal = tuple(c for c in (a_cmds or b_cmds) if c.action not in READ_ONLY_ACTIONS)
@@ -111,6 +127,27 @@ def decide(primary: Heard, verifier: Heard | None, parse: Parse) -> GateDecision
         return GateDecision("read", b_cmds, b_cmds[0].action, "verifier_only", False, details)
     reason = "engines_disagree" if a_cmds and b_cmds else "not_confirmed"
     return GateDecision("confirm", proposal, proposal[0].action, reason, False, details)
+
+
+def _alternative_agreeing(
+    primary: Heard, a: Any, b_cmds: Sequence[Command], parse: Parse
+) -> int | None:
+    """The rank (2 = second best) of engine A's first alternative reading that gives
+    engine B's state-changing commands; None when there is none, or when A's best
+    reading or a likelier alternative was refused (a negation must never be skipped)."""
+    if not b_cmds or not primary.usable or not primary.alternatives:
+        return None
+    if any(c.action in READ_ONLY_ACTIONS for c in b_cmds):
+        return None
+    if str(getattr(a, "reason", "")) in REFUSALS:
+        return None
+    for rank, text in enumerate(primary.alternatives, start=2):
+        result = parse(text)
+        if str(getattr(result, "reason", "")) in REFUSALS:
+            return None
+        if _same(_commands(result), b_cmds):
+            return rank
+    return None
 
 
 def _nothing(

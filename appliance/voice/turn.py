@@ -34,6 +34,8 @@ class TranscriptLike(Protocol):
     def text(self) -> str: ...
     @property
     def rejected(self) -> str | None: ...
+    @property
+    def alternatives(self) -> tuple[str, ...]: ...
 
 
 class PrimaryEngine(Protocol):
@@ -49,6 +51,7 @@ class Endpointer(Protocol):
     def feed(self, pcm: bytes) -> Sequence[Any]: ...
     def utterance(self) -> bytes: ...
     def paused_utterance(self) -> bytes: ...
+    def finish(self) -> Sequence[Any]: ...
 
 
 class NarrationLike(Protocol):
@@ -210,6 +213,7 @@ class VoiceTurn:
     def end_of_stream(self) -> None:
         """The satellite stopped sending: whatever was heard is the utterance."""
         if not self.speech_ended.is_set():
+            self._endpointer.finish()  # what was heard so far becomes the utterance
             self.milestones.mark("end_of_speech")
             if "speech_start" not in self.milestones.marks:
                 self.no_speech = True
@@ -282,7 +286,7 @@ class VoiceTurn:
             self.milestones.mark("verifier_ready")
         primary_t = await primary_job
         self.milestones.mark("whisper_ready")
-        heard_a = Heard("whisper", primary_t.text, primary_t.rejected)
+        heard_a = Heard("whisper", primary_t.text, primary_t.rejected, primary_t.alternatives)
         heard_b = Heard("verifier", verifier_t.text, verifier_t.rejected) if verifier_t else None
         gate = decide(heard_a, heard_b, self.engines.parse(self.lang))
         self.milestones.mark("gate_decision")
@@ -328,6 +332,8 @@ class VoiceTurn:
             "decision": gate.decision,
             "gate_reason": gate.reason,
         }
+        if "agreed_reading" in gate.details:  # engine A agreed on its n-th reading
+            details["agreed_reading"] = gate.details["agreed_reading"]
         base = f"voice-{self.session_id}"
         requests: list[Request] = []
         if gate.decision in ("act", "read"):

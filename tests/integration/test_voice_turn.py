@@ -81,7 +81,9 @@ async def test_speech_after_a_pause_makes_the_early_transcript_stale(
 ) -> None:
     first = speech.piper("add milk")
     rest = speech.piper("and a dozen eggs to the shopping list")
-    audio = speech.concat(speech.silence(300), first, speech.silence(300), rest, speech.silence(1500))
+    audio = speech.concat(
+        speech.silence(300), first, speech.silence(300), rest, speech.silence(1500)
+    )
     turn = _turn(voice_engines, None)  # no database: nothing is acted on
     turn.start()
     await _feed_paced(turn, audio)
@@ -92,3 +94,20 @@ async def test_speech_after_a_pause_makes_the_early_transcript_stale(
     assert "egg" in heard  # the stale transcript of "add milk" alone was not used
     again = voice_engines.primary.transcribe(turn.utterance(), Hints(lang="en"))
     assert result.transcripts["whisper"] == again.text
+
+
+async def test_the_satellite_ending_the_stream_mid_speech_keeps_what_was_said(
+    voice_engines: Engines,
+) -> None:
+    # No trailing silence: the end comes from the satellite (its VAD, a button).
+    audio = speech.pad(speech.piper("add bread to the shopping list"), 300, 0)
+    turn = _turn(voice_engines, None)
+    turn.start()
+    for start in range(0, len(audio), CHUNK_BYTES):
+        turn.feed(audio[start : start + CHUNK_BYTES])
+    assert not turn.speech_ended.is_set()
+    turn.end_of_stream()
+    result = await turn.run(_discard)
+    assert len(turn.utterance()) >= len(audio) - 32 * 300 - 2 * 1024
+    assert "bread" in result.transcripts["whisper"].lower()
+    assert "speech_stopped" not in result.milestones_ms  # the voice had not stopped

@@ -25,7 +25,8 @@ def parser() -> IntentParser:
 def gate(parser: IntentParser, a: str, b: str | None, lang: str = "en", **kw: Any) -> GateDecision:
     parse = functools.partial(parser.parse, lang=lang, now=NOW)
     verifier = Heard("pocketsphinx", b, kw.get("b_rejected")) if b is not None else None
-    return decide(Heard("whisper", a, kw.get("a_rejected")), verifier, parse)
+    primary = Heard("whisper", a, kw.get("a_rejected"), tuple(kw.get("alternatives", ())))
+    return decide(primary, verifier, parse)
 
 
 def test_agreeing_engines_act(parser: IntentParser) -> None:
@@ -135,3 +136,89 @@ def test_portuguese(parser: IntentParser) -> None:
 def test_command_key_ignores_item_form_but_not_item() -> None:
     assert command_key(c.ShoppingAdd(item="The Eggs")) == command_key(c.ShoppingAdd(item="egg"))
     assert command_key(c.ShoppingAdd(item="milk")) != command_key(c.ShoppingAdd(item="oat milk"))
+
+
+def test_engine_b_agreeing_with_an_alternative_of_engine_a_acts(parser: IntentParser) -> None:
+    result = gate(
+        parser,
+        "add out milk to the shopping list",
+        "add oat milk to the shopping list",
+        alternatives=["add-out milk to the shopping list", "add oat milk to the shopping list"],
+    )
+    assert result.decision == "act" and result.agreed
+    assert result.reason == "alternative"
+    assert result.commands == (c.ShoppingAdd(item="oat milk"),)
+    assert result.details["agreed_reading"] == "add oat milk to the shopping list"
+    assert result.details["rank"] == 3
+
+
+def test_an_unparsed_best_reading_may_agree_through_an_alternative(parser: IntentParser) -> None:
+    result = gate(
+        parser,
+        "head 3 apples to my shopping list",
+        "add three apples to my shopping list",
+        alternatives=["add three apples to my shopping list"],
+    )
+    assert result.decision == "act"
+    assert result.commands == (c.ShoppingAdd(item="apples", quantity=3),)
+
+
+@pytest.mark.parametrize(
+    ("a", "alternatives"),
+    [
+        # the best reading is a negation: never skipped for a likelier-looking command
+        ("don't add milk to the shopping list", ["add milk to the shopping list"]),
+        # a likelier alternative is a negation
+        ("add melk to the shopping list", ["don't add milk", "add milk to the shopping list"]),
+        # no alternative gives the same item
+        ("add soak to the shopping list", ["add soap to the shopping list", "had soak"]),
+    ],
+)
+def test_alternatives_never_override_a_refusal_or_another_item(
+    parser: IntentParser, a: str, alternatives: list[str]
+) -> None:
+    result = gate(parser, a, "add milk to the shopping list", alternatives=alternatives)
+    assert result.decision != "act"
+
+
+def test_alternatives_of_a_rejected_transcript_are_not_used(parser: IntentParser) -> None:
+    result = gate(
+        parser,
+        "add milk add milk add milk",
+        "add milk to the shopping list",
+        a_rejected="repetition",
+        alternatives=["add milk to the shopping list"],
+    )
+    assert result.decision != "act"
+
+
+def test_a_weak_verifier_confirms_only_the_same_best_reading(parser: IntentParser) -> None:
+    same = gate(
+        parser,
+        "remove the eggs from the shopping list",
+        "remove the egg from the shopping list",
+        b_rejected="weak",
+    )
+    assert same.decision == "act" and same.reason == "weak_verifier"
+    assert same.commands == (c.ShoppingRemove(item="eggs"),)
+    # through an alternative of engine A: not enough for a weak verifier
+    alternative = gate(
+        parser,
+        "add out milk to the shopping list",
+        "add oat milk to the shopping list",
+        b_rejected="weak",
+        alternatives=["add oat milk to the shopping list"],
+    )
+    assert alternative.decision == "confirm"
+    assert alternative.commands == (c.ShoppingAdd(item="out milk"),)
+    # a weak verifier never proposes anything itself
+    alone = gate(parser, "the weather is lovely", "add tea to the shopping list", b_rejected="weak")
+    assert alone.decision == "chat"
+    # and a low-confidence one confirms nothing
+    low = gate(
+        parser,
+        "remove the eggs from the shopping list",
+        "remove the eggs from the shopping list",
+        b_rejected="low_confidence",
+    )
+    assert low.decision == "confirm"

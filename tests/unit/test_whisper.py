@@ -173,6 +173,24 @@ def test_sentence_prompt_loop_is_bounded_and_rejected(engine: WhisperEngine) -> 
         assert result.details["raw_text"]
 
 
+def test_the_beams_other_readings_are_offered_within_the_margin(engine: WhisperEngine) -> None:
+    audio = sp.pad(sp.piper("add three apples to my shopping list"), 300, 300)
+    result = engine.transcribe(audio, Hints(items=ITEMS))
+    best = result.details["avg_logprob"]
+    beam = result.details["alternatives"]
+    assert 1 <= len(beam) <= 4  # beam 5: the best and up to four others, deduplicated
+    assert all(normalize_text(text) != normalize_text(result.text) for text, _ in beam)
+    # (the figures in details are rounded to 3 decimals)
+    surely_in = {text for text, avg in beam if avg >= best - 0.2 + 0.002}
+    maybe_in = {text for text, avg in beam if avg >= best - 0.2 - 0.002}
+    assert surely_in <= set(result.alternatives) <= maybe_in
+    none = engine.with_settings(WhisperSettings(alternatives_margin=0)).transcribe(
+        audio, Hints(items=ITEMS)
+    )
+    assert none.text == result.text
+    assert all(avg == pytest.approx(best) for text, avg in beam if text in none.alternatives)
+
+
 def test_plain_transcribe_baseline(engine: WhisperEngine) -> None:
     command = "add two liters of milk to the shopping list"
     result = engine.plain_transcribe(sp.pad(sp.piper(command), 300, 300), "en")
