@@ -291,16 +291,18 @@ async def _over_mqtt(texts: list[tuple[str, str]]) -> dict[str, Any]:
                         rss["models_ready_s"] = round(time.perf_counter() - waited, 1)
                     await sat.stream(session_id, pcm)
                     await sat.wait("end", timeout=60)
+
+                    def diagnostics() -> list[dict[str, Any]]:
+                        return [
+                            json.loads(p)
+                            for t, p in ha.messages
+                            if t.startswith("appliance/diagnostics/voice/")
+                        ]
+
                     await ha.wait_for(
-                        lambda sid=session_id: any(
-                            json.loads(p).get("session_id") == sid for _t, p in ha.messages
-                        )
+                        lambda sid=session_id: any(r["session_id"] == sid for r in diagnostics())
                     )
-                    report = next(
-                        json.loads(p)
-                        for _t, p in ha.messages
-                        if json.loads(p).get("session_id") == session_id
-                    )
+                    report = next(r for r in diagnostics() if r["session_id"] == session_id)
                     reports.append({"voice": voice_name, "said": text, **report})
             rss["after"] = _proc_mb(node.pid, "VmRSS")
             rss["peak"] = _proc_mb(node.pid, "VmHWM")

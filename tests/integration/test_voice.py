@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from collections.abc import AsyncIterator
 
 import pytest
@@ -141,3 +142,87 @@ async def test_two_satellites_hearing_one_command_run_it_once(
         await asyncio.sleep(1.0)
         adds = [r for r in ha.stream if r["action"] == "shopping.add"]
         assert len(adds) == 1 and adds[0]["source"]["site"] == "kitchen"
+
+
+@pytest.mark.parametrize(("answer", "runs"), [("yes please", True), ("no", False)])
+async def test_a_change_only_one_engine_heard_is_asked_and_runs_on_yes(
+    voice_node: Node, mosquitto: Mosquitto, answer: str, runs: bool
+) -> None:
+    # "kombucha" is not in the verifier's grammar: only Whisper can hear it, so the
+    # gate asks; the answer is heard by both engines in the same session.
+    command = speech.pad(speech.piper("add kombucha to the shopping list"), 300, 1500)
+    reply = speech.pad(speech.piper(answer), 300, 1500)
+    async with ha_client(mosquitto) as ha, satellite(mosquitto) as sat:
+        await ha.client.subscribe("appliance/receipts", qos=1)
+        session_id = await sat.claim()
+        await sat.wait("accept")
+        await sat.stream(session_id, command)
+        await ha.wait_for(lambda: len(ha.stream) >= 1, timeout=60)
+        asked = ha.stream[0]
+        assert asked["status"] == "needs_confirmation", asked
+        assert asked["request_id"] == f"voice-{session_id}"
+        proposal = asked["details"]["proposal"]
+        assert [p["action"] for p in proposal] == ["shopping.add"]
+        assert (await ha.command("shopping.list", {}))["items"] == []  # nothing yet
+        question = await sat.wait("speak")
+        assert question.text and "?" in question.text
+        await sat.wait("listen")  # after the question was played
+        await sat.stream(session_id, reply)
+        await sat.wait("end")
+        await asyncio.sleep(0.5)
+        items = (await ha.command("shopping.list", {}))["items"]
+        done = [
+            r for r in ha.stream if r["status"] == "success" and r["source"]["kind"] == "voice"
+        ]
+        if runs:
+            assert [r["request_id"] for r in done] == [f"voice-{session_id}-yes"]
+            assert [i["name"] for i in items] == [proposal[0]["item"]]
+        else:
+            assert done == []
+            assert items == []
+
+
+async def test_claims_while_the_models_load_are_refused_then_accepted(
+    node_settings: Settings,
+    voice_engines: Engines,
+    mosquitto: Mosquitto,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    loaded = threading.Event()
+
+    def slow_load(_settings: Settings) -> Engines:
+        loaded.wait(30)  # the models are "loading" until the test lets them finish
+        return voice_engines
+
+    monkeypatch.setattr(appliance.node, "load_voice_engines", slow_load)
+    settings = node_settings.model_copy(
+        update={"voice": node_settings.voice.model_copy(update={"enabled": True})}
+    )
+    node = Node(settings)
+    stop = asyncio.Event()
+    task = asyncio.create_task(node.run(stop))
+    try:
+        async with asyncio.timeout(60):
+            await node.ready.wait()
+        async with ha_client(mosquitto) as ha, satellite(mosquitto) as sat:
+            # commands are served while the voice models load; claims are refused
+            assert (await ha.command("shopping.list", {}))["status"] == "success"
+            session_id = await sat.claim()
+            refused = await sat.wait_any(("accept", "reject"))
+            assert (refused.type, refused.reason) == ("reject", "loading")
+            assert refused.session_id == session_id
+            loaded.set()
+            async with asyncio.timeout(30):
+                while node.voice is None or not node.voice.is_ready:
+                    await asyncio.sleep(0.05)
+            sat.controls.clear()
+            session_id = await sat.claim()
+            accepted = await sat.wait_any(("accept", "reject"))
+            assert (accepted.type, accepted.session_id) == ("accept", session_id)
+            await sat.stream(session_id, speech.white_noise(5500, dbfs=-60))
+            await sat.wait("end", timeout=30)
+    finally:
+        loaded.set()
+        stop.set()
+        async with asyncio.timeout(30):
+            await task
