@@ -23,6 +23,9 @@ from appliance.store import agenda, households, shopping
 from appliance.store.db import Database
 
 _LOGGER = logging.getLogger(__name__)
+STORE_RETRY_S = 2.0
+"""A state that could not be read (database away, a serialization conflict) is tried
+again this much later."""
 DOMAINS = ("shopping", "agenda")
 _STATE_ROWS = 400
 
@@ -55,9 +58,13 @@ class StatePublisher:
             dirty, self._dirty = self._dirty, set()
             try:
                 await self.publish(dirty)
-            except (BusError, StoreError) as err:
+            except BusError as err:
                 _LOGGER.warning("state not published (%s); will retry on reconnect", err)
                 self._dirty |= dirty
+            except StoreError as err:
+                _LOGGER.warning("state not read (%s); will retry", err)
+                self._dirty |= dirty
+                asyncio.get_running_loop().call_later(STORE_RETRY_S, self._wake.set)
 
     async def publish(self, domains: set[str]) -> None:
         if not self._bus.connected.is_set():
@@ -72,6 +79,9 @@ class StatePublisher:
 
     async def shopping_state(self) -> dict[str, Any]:
         async with self._db.transaction() as conn:
+            # One snapshot for the items and the count (a commit in between would give
+            # "open": 1 with no items).
+            await conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
             home = await households.ensure_household(conn, "home")
             list_id = await households.ensure_list(conn, home, self._settings.actions.default_list)
             # More than fit in the retained payload are never needed.

@@ -171,9 +171,7 @@ async def test_a_change_only_one_engine_heard_is_asked_and_runs_on_yes(
         await sat.wait("end")
         await asyncio.sleep(0.5)
         items = (await ha.command("shopping.list", {}))["items"]
-        done = [
-            r for r in ha.stream if r["status"] == "success" and r["source"]["kind"] == "voice"
-        ]
+        done = [r for r in ha.stream if r["status"] == "success" and r["source"]["kind"] == "voice"]
         if runs:
             assert [r["request_id"] for r in done] == [f"voice-{session_id}-yes"]
             assert [i["name"] for i in items] == [proposal[0]["item"]]
