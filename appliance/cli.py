@@ -112,8 +112,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 async def _run(settings: Settings) -> int:
+    from appliance import malloc
     from appliance.node import Node
 
+    malloc.tune()  # before the models allocate anything
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -53,6 +53,7 @@ def load_engines(settings: Settings, *, executor_threads: int = 4) -> Engines:
     engines = Engines(
         primary=whisper,
         verifier_for=pool.session,
+        prepare_verifier=pool.prepare,
         endpointer=lambda: Endpointer(settings.vad),
         narrator=narrator,
         speaker=speaker,
@@ -105,6 +106,29 @@ class _VerifierPool:
         self._grammar_of[id(verifier)] = grammar.key
         verifier.start(answers_only=answers)
         return _PooledSession(verifier, lambda: self._release(lang, verifier))
+
+    def prepare(self, lang: str, items: Sequence[str]) -> None:
+        """Give the idle verifiers the grammar for ``items`` now (blocking, in a worker),
+        so the next session does not wait for the swap."""
+        from appliance.asr.grammar import build_grammar
+
+        if lang in self._missing:
+            return
+        grammar = build_grammar(lang, tuple(items))
+        while True:  # one at a time: the others stay available to a new session
+            with self._lock:
+                idle = self._idle.get(lang, [])
+                stale = [v for v in idle if self._grammar_of.get(id(v)) != grammar.key]
+                if not stale:
+                    return
+                verifier = stale[0]
+                idle.remove(verifier)
+            try:
+                verifier.set_grammar(grammar)
+                verifier.wait_idle(5.0)
+                self._grammar_of[id(verifier)] = grammar.key
+            finally:
+                self._release(lang, verifier)
 
     def _release(self, lang: str, verifier: Any) -> None:
         with self._lock:

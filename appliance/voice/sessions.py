@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 
 from pydantic import ValidationError
 
+from appliance import malloc
 from appliance.actions.service import ActionService, Request
+from appliance.asr.base import AsrError
 from appliance.bus.mqtt import Bus
 from appliance.errors import BusError, StoreError
 from appliance.protocol.receipts import Receipt, Source
@@ -256,6 +258,21 @@ class VoiceSessions:
             await session.turn.close()
             if session.answer_turn is not None:
                 await session.answer_turn.close()
+            self._spawn(self._prepare_next(session.turn.lang))
+
+    async def _prepare_next(self, lang: str) -> None:
+        """Between turns: ready the verifier grammar for the list as it is now, and
+        give the turn's freed buffers back to the system."""
+        loop = asyncio.get_running_loop()
+        prepare = self._engines.prepare_verifier
+        try:
+            if prepare is not None:
+                items = await self._known_items()
+                await loop.run_in_executor(self._engines.executor, prepare, lang, items)
+        except (StoreError, AsrError) as err:
+            _LOGGER.warning("verifier grammar not prepared: %s", err)
+        if not self._sessions:
+            await loop.run_in_executor(self._engines.executor, malloc.trim)
 
     async def _report(self, session: _Session, result: TurnResult) -> None:
         """The turn's decision and milestones: in the log and on the diagnostics topic."""

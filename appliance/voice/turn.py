@@ -86,6 +86,8 @@ class Engines:
     parse: Callable[[str], Parse]
     """language -> text parser for the gate, bound to the current time."""
     executor: Executor
+    prepare_verifier: Callable[[str, Sequence[str]], None] | None = None
+    """(language, known items) -> ready the idle verifiers' grammar (blocking)."""
 
 
 SpeechSink = Callable[[str, int, AsyncIterator[bytes]], Awaitable[None]]
@@ -163,7 +165,8 @@ class VoiceTurn:
         self._expect_published = expect_published
         self._published: asyncio.Task[None] | None = None
         self._endpointer = engines.endpointer()
-        self._verifier = engines.verifier_for(lang, self.known_items, answer_only)
+        self._verifier: VerifierSession | None = None
+        self._verifier_job: asyncio.Future[VerifierSession | None] | None = None
         self._finished = False
         self._chunks: asyncio.Queue[bytes | None] = asyncio.Queue()
         self._feeder: asyncio.Task[None] | None = None
@@ -184,6 +187,16 @@ class VoiceTurn:
 
     # --- audio in -------------------------------------------------------------------
     def start(self) -> None:
+        # Getting a verifier may swap its grammar (the known items changed): a second of
+        # CPU, so in a worker; the audio waits in the queue meanwhile.
+        loop = asyncio.get_running_loop()
+        self._verifier_job = loop.run_in_executor(
+            self.engines.executor,
+            self.engines.verifier_for,
+            self.lang,
+            self.known_items,
+            self.answer_only,
+        )
         self._feeder = asyncio.create_task(
             self._feed_verifier(), name=f"verifier-{self.session_id}"
         )
@@ -258,11 +271,26 @@ class VoiceTurn:
             self.engines.executor, self.engines.primary.transcribe, utterance, hints
         )
 
+    async def _verifier_ready(self) -> VerifierSession | None:
+        """The turn's verifier once it is ready (None: the language has none, or it
+        failed). Shielded: a cancelled caller leaves the job to ``close``, which
+        hands the verifier back."""
+        if self._verifier is None and self._verifier_job is not None:
+            try:
+                self._verifier = await asyncio.shield(self._verifier_job)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # the turn goes on with Whisper alone: nothing acts
+                _LOGGER.exception("turn %s: no verifier", self.session_id)
+                self._verifier_job = None
+        return self._verifier
+
     async def _feed_verifier(self) -> None:
+        verifier = await self._verifier_ready()
         # accept() only queues the audio for the verifier's own decoder thread.
         while (chunk := await self._chunks.get()) is not None:
-            if self._verifier is not None:
-                self._verifier.accept(chunk)
+            if verifier is not None:
+                verifier.accept(chunk)
 
     # --- the turn ---------------------------------------------------------------------
     async def run(self, sink: SpeechSink) -> TurnResult:
@@ -302,10 +330,12 @@ class VoiceTurn:
 
     async def _finish_verifier(self) -> TranscriptLike | None:
         """The verifier's transcript (once; it also hands the verifier back)."""
-        verifier = self._verifier
-        if verifier is None or self._finished:
+        if self._finished:
             return None
         self._finished = True
+        verifier = await self._verifier_ready()
+        if verifier is None:
+            return None
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self.engines.executor, verifier.finish)
 
