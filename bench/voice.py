@@ -97,7 +97,11 @@ def _keys(commands: Any) -> list[Any]:
     return [command_key(c) for c in commands]
 
 
-async def _run(limit: int | None) -> dict[str, Any]:
+async def _run(
+    limit: int | None,
+    voices: tuple[str, ...] = tuple(VOICES),
+    conditions: tuple[str, ...] = tuple(CONDITIONS),
+) -> dict[str, Any]:
     from appliance.actions.service import ActionService
     from appliance.node import open_database
     from appliance.protocol.topics import Topics
@@ -126,8 +130,10 @@ async def _run(limit: int | None) -> dict[str, Any]:
         async with open_database(settings) as db:
             service = ActionService(db, settings, Topics())
             n = 0
-            for voice_name, voice in VOICES.items():
-                for condition, noisy in CONDITIONS.items():
+            for voice_name in voices:
+                voice = VOICES[voice_name]
+                for condition in conditions:
+                    noisy = CONDITIONS[condition]
                     for text, is_command in cases:
                         if limit is not None and n >= limit:
                             break
@@ -237,7 +243,7 @@ async def _run(limit: int | None) -> dict[str, Any]:
             "loaded": round(rss_loaded),
             "after": round(rss_after),
         },
-        "failures_sample": failures[:25],
+        "failures": failures,
         "when": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "goals": {
             "acceptance_rate_clean": 0.95,

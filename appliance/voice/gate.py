@@ -112,9 +112,10 @@ def decide(primary: Heard, verifier: Heard | None, parse: Parse) -> GateDecision
         )
     if a_cmds and b_cmds and _same(a_cmds, b_cmds):
         return GateDecision("act", a_cmds, a_cmds[0].action, None, True, details)
-    rank = _alternative_agreeing(primary, a, b_cmds, parse)
-    if rank is not None:
-        details = {**details, "agreed_reading": primary.alternatives[rank - 2], "rank": rank}
+    agreeing = _alternative_agreeing(primary, a, b_cmds, parse)
+    if agreeing is not None:
+        rank, reading = agreeing
+        details = {**details, "agreed_reading": reading, "rank": rank}
         return GateDecision("act", b_cmds, b_cmds[0].action, "alternative", True, details)
     if a_cmds and verifier is not None and verifier.rejected == WEAK and verifier.text.strip():
         weak_cmds = _commands(parse(verifier.text))
@@ -131,23 +132,45 @@ def decide(primary: Heard, verifier: Heard | None, parse: Parse) -> GateDecision
 
 def _alternative_agreeing(
     primary: Heard, a: Any, b_cmds: Sequence[Command], parse: Parse
-) -> int | None:
-    """The rank (2 = second best) of engine A's first alternative reading that gives
-    engine B's state-changing commands; None when there is none, or when A's best
-    reading or a likelier alternative was refused (a negation must never be skipped)."""
-    if not b_cmds or not primary.usable or not primary.alternatives:
+) -> tuple[int, str] | None:
+    """Engine A's first other reading that gives engine B's state-changing commands,
+    with its rank (2 = second best; the beam's readings, then A's best with a misheard
+    leading "add" repaired); None when there is none, or when A's best reading or a
+    likelier one was refused (a negation must never be skipped)."""
+    if not b_cmds or not primary.usable:
         return None
     if any(c.action in READ_ONLY_ACTIONS for c in b_cmds):
         return None
     if str(getattr(a, "reason", "")) in REFUSALS:
         return None
-    for rank, text in enumerate(primary.alternatives, start=2):
+    readings = [*primary.alternatives, *repaired_readings(primary.text)]
+    for rank, text in enumerate(readings, start=2):
         result = parse(text)
         if str(getattr(result, "reason", "")) in REFUSALS:
             return None
         if _same(_commands(result), b_cmds):
-            return rank
+            return rank, text
     return None
+
+
+_MISHEARD_ADD = frozenset({"and", "at", "had", "head", "ad", "an", "add-"})
+"""What Whisper tiny hears a leading "add" as, on some voices ("and cheese to the
+shopping list"); never read as "add" unless the verifier independently heard "add"
+and the very same item."""
+
+
+_TARGETS = frozenset({"list", "calendar", "agenda", "lista"})
+
+
+def repaired_readings(text: str) -> list[str]:
+    """Engine A's text with a leading misheard "add" put back, if it had one and also
+    named where to add ("... to the shopping list"): "And jam." stays chatter."""
+    words = text.strip().split(maxsplit=1)
+    if len(words) < 2 or words[0].lower().strip(",.") not in _MISHEARD_ADD:
+        return []
+    if not _TARGETS & {w.strip(",.!?").lower() for w in words[1].split()}:
+        return []
+    return [f"add {words[1]}"]
 
 
 def _nothing(

@@ -11,6 +11,7 @@ blocks the event loop.
 from __future__ import annotations
 
 import asyncio
+import collections
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
@@ -24,6 +25,9 @@ from appliance.protocol.receipts import Receipt, Source
 from appliance.voice.gate import GateDecision, Heard, Parse, decide
 
 _LOGGER = logging.getLogger(__name__)
+_BEFORE_SPEECH_BYTES = 32 * 800
+"""Audio (800 ms) kept for the verifier before speech is confirmed: the pre-roll and
+the time the endpointer takes to confirm an onset, with room to spare."""
 PUBLISH_WAIT_S = 10.0
 """How long a turn watches for its receipt to reach the broker (for the milestone)."""
 
@@ -169,6 +173,8 @@ class VoiceTurn:
         self._verifier_job: asyncio.Future[VerifierSession | None] | None = None
         self._finished = False
         self._chunks: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self._before_speech: collections.deque[bytes] = collections.deque()
+        self._before_bytes = 0
         self._feeder: asyncio.Task[None] | None = None
         self.speech_ended = asyncio.Event()
         self.no_speech = False
@@ -219,7 +225,18 @@ class VoiceTurn:
                 self.milestones.mark("no_speech")
                 self.no_speech = True
                 self.speech_ended.set()
-        self._chunks.put_nowait(pcm)
+        if "speech_start" in self.milestones.marks:
+            while self._before_speech:
+                self._chunks.put_nowait(self._before_speech.popleft())
+            self._chunks.put_nowait(pcm)
+        else:
+            # Until speech starts the verifier gets only the last moments (the onset
+            # and the pre-roll are in there): it forces whatever it hears into the
+            # grammar, so clatter before a command must not reach it.
+            self._before_speech.append(pcm)
+            self._before_bytes += len(pcm)
+            while self._before_bytes - len(self._before_speech[0]) >= _BEFORE_SPEECH_BYTES:
+                self._before_bytes -= len(self._before_speech.popleft())
         if self.speech_ended.is_set():
             self._chunks.put_nowait(None)
 

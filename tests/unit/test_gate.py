@@ -222,3 +222,22 @@ def test_a_weak_verifier_confirms_only_the_same_best_reading(parser: IntentParse
         b_rejected="low_confidence",
     )
     assert low.decision == "confirm"
+
+
+def test_a_misheard_leading_add_counts_only_with_the_verifiers_same_command(
+    parser: IntentParser,
+) -> None:
+    heard = gate(parser, "and cheese to the shopping list", "add cheese to the shopping list")
+    assert heard.decision == "act"
+    assert heard.details["agreed_reading"] == "add cheese to the shopping list"
+    other = gate(parser, "and cheese to the shopping list", "add tea to the shopping list")
+    assert other.decision == "confirm"
+    alone = gate(parser, "and cheese to the shopping list", None)
+    assert alone.decision != "act"
+    weak = gate(
+        parser, "and cheese to the shopping list", "add cheese to the shopping list",
+        b_rejected="weak",
+    )  # fmt: skip
+    assert weak.decision != "act"
+    negated = gate(parser, "and don't add cheese", "add cheese to the shopping list")
+    assert negated.decision != "act"
