@@ -10,7 +10,8 @@ Decisions:
   reading may be one of the alternatives its beam found almost as likely as its best
   (``Heard.alternatives``), when no likelier reading of A was a refusal ("don't add").
   A "weak" verifier transcript (``rejected="weak"``: unsure, not far off) counts only
-  when it gives exactly the commands of A's best reading.
+  when it gives exactly the commands of A's best reading (or of that reading with a
+  misheard leading "add" repaired), never of A's other beam readings.
 - ``confirm``: one engine heard a state-changing command the other did not confirm:
   change nothing, ask ("Did you want to add oat milk?").
 - ``read``: a read-only request (list, next event): runs on engine A alone; a
@@ -104,6 +105,10 @@ def decide(primary: Heard, verifier: Heard | None, parse: Parse) -> GateDecision
         "verifier_intent": getattr(b, "intent", None),
     }
     if not a_cmds and not b_cmds:
+        weak = _weak_agreeing(primary, a, a_cmds, verifier, parse)
+        if weak is not None:
+            return GateDecision("act", weak[0], weak[0][0].action, "weak_verifier", True,
+                                {**details, "agreed_reading": weak[1]})  # fmt: skip
         return _nothing(primary, verifier, a, b, details)
     if a_cmds and all(c.action in READ_ONLY_ACTIONS for c in a_cmds):
         agreed = _same(a_cmds, b_cmds)
@@ -117,10 +122,10 @@ def decide(primary: Heard, verifier: Heard | None, parse: Parse) -> GateDecision
         rank, reading = agreeing
         details = {**details, "agreed_reading": reading, "rank": rank}
         return GateDecision("act", b_cmds, b_cmds[0].action, "alternative", True, details)
-    if a_cmds and verifier is not None and verifier.rejected == WEAK and verifier.text.strip():
-        weak_cmds = _commands(parse(verifier.text))
-        if weak_cmds and _same(a_cmds, weak_cmds):
-            return GateDecision("act", a_cmds, a_cmds[0].action, "weak_verifier", True, details)
+    weak = _weak_agreeing(primary, a, a_cmds, verifier, parse)
+    if weak is not None:
+        return GateDecision("act", weak[0], weak[0][0].action, "weak_verifier", True,
+                            {**details, "agreed_reading": weak[1]})  # fmt: skip
     # Heard a change, not confirmed by the other engine: ask, change nothing. Prefer
     # engine A's reading (free-form, fuller); B's when A had none.
     proposal = tuple(c for c in (a_cmds or b_cmds) if c.action not in READ_ONLY_ACTIONS)
@@ -150,6 +155,26 @@ def _alternative_agreeing(
             return None
         if _same(_commands(result), b_cmds):
             return rank, text
+    return None
+
+
+def _weak_agreeing(
+    primary: Heard, a: Any, a_cmds: Sequence[Command], verifier: Heard | None, parse: Parse
+) -> tuple[tuple[Command, ...], str] | None:
+    """The state-changing commands a "weak" verifier transcript gives when they are
+    exactly engine A's best reading (or that reading with a misheard "add" repaired)."""
+    if verifier is None or verifier.rejected != WEAK or not verifier.text.strip():
+        return None
+    if not primary.usable or str(getattr(a, "reason", "")) in REFUSALS:
+        return None
+    weak_cmds = _commands(parse(verifier.text))
+    if not weak_cmds or any(c.action in READ_ONLY_ACTIONS for c in weak_cmds):
+        return None
+    if a_cmds:
+        return (tuple(a_cmds), primary.text) if _same(a_cmds, weak_cmds) else None
+    for reading in repaired_readings(primary.text):
+        if _same(_commands(parse(reading)), weak_cmds):
+            return weak_cmds, reading
     return None
 
 

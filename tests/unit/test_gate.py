@@ -238,6 +238,11 @@ def test_a_misheard_leading_add_counts_only_with_the_verifiers_same_command(
         parser, "and cheese to the shopping list", "add cheese to the shopping list",
         b_rejected="weak",
     )  # fmt: skip
-    assert weak.decision != "act"
+    assert (weak.decision, weak.reason) == ("act", "weak_verifier")
+    low = gate(
+        parser, "and cheese to the shopping list", "add cheese to the shopping list",
+        b_rejected="low_confidence",
+    )  # fmt: skip
+    assert low.decision != "act"
     negated = gate(parser, "and don't add cheese", "add cheese to the shopping list")
     assert negated.decision != "act"
