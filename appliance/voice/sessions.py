@@ -242,6 +242,8 @@ class VoiceSessions:
             async with asyncio.timeout(self._settings.session_timeout_s):
                 result = await session.turn.run(self._sink(session))
                 self.results.append(result)
+                if result.speech:  # the turn ends when the satellite has played it
+                    await self._wait_played(session)
                 if result.decision == "confirm" and result.receipts:
                     await self._confirm(session, result)
                 await session.turn.published()
@@ -300,7 +302,6 @@ class VoiceSessions:
     async def _confirm(self, session: _Session, result: TurnResult) -> None:
         """Ask again, hear a yes/no through both engines, then run or drop."""
         proposal = result.receipts[0]
-        await self._wait_played(session)
         session.played.clear()
         answer_turn = self._new_turn(
             session_id=session.claim.session_id,
