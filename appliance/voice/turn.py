@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import functools
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from concurrent.futures import Executor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from appliance.actions.service import ActionService, Request, Result
@@ -43,7 +44,8 @@ class TranscriptLike(Protocol):
 
 
 class PrimaryEngine(Protocol):
-    def transcribe(self, pcm: bytes, hints: Any) -> TranscriptLike: ...
+    def transcribe(self, pcm: bytes, hints: Any, *, second: bool = False) -> TranscriptLike: ...
+    def has_second_opinion(self, lang: str) -> bool: ...
 
 
 class VerifierSession(Protocol):
@@ -333,9 +335,14 @@ class VoiceTurn:
         self.milestones.mark("whisper_ready")
         heard_a = Heard("whisper", primary_t.text, primary_t.rejected, primary_t.alternatives)
         heard_b = Heard("verifier", verifier_t.text, verifier_t.rejected) if verifier_t else None
-        gate = decide(heard_a, heard_b, self.engines.parse(self.lang))
-        self.milestones.mark("gate_decision")
+        parse = self.engines.parse(self.lang)
+        gate = decide(heard_a, heard_b, parse)
         transcripts = {"whisper": heard_a.text, "verifier": heard_b.text if heard_b else ""}
+        if self._wants_second_opinion(gate, heard_b, parse):
+            second = await self._second_opinion(heard_b, parse)
+            if second is not None:
+                gate, transcripts["whisper_second"] = second
+        self.milestones.mark("gate_decision")
         if self.answer_only:
             return TurnResult(transcripts, "answer", None, [], "", dict(self.milestones.marks))
         self._log(gate, transcripts)
@@ -344,6 +351,35 @@ class VoiceTurn:
         return TurnResult(
             transcripts, gate.decision, gate, receipts, speech, dict(self.milestones.marks)
         )
+
+    def _wants_second_opinion(self, gate: GateDecision, heard_b: Heard | None, parse: Any) -> bool:
+        """The verifier heard a change that Whisper's reading did not confirm (never
+        after a refusal: a second reading must not skip a "don't")."""
+        if gate.decision not in ("confirm", "chat") or heard_b is None:
+            return False
+        if heard_b.rejected not in (None, "weak") or not heard_b.text.strip():
+            return False
+        if not self.engines.primary.has_second_opinion(self.lang):
+            return False
+        commands = getattr(parse(heard_b.text), "commands", ()) or ()
+        return any(c.changes_state for c in commands)
+
+    async def _second_opinion(
+        self, heard_b: Heard | None, parse: Any
+    ) -> tuple[GateDecision, str] | None:
+        """Whisper again with its larger model; its gate decision when that one acts."""
+        loop = asyncio.get_running_loop()
+        hints = self.engines.hints(self.lang, self.known_items)
+        transcribe = functools.partial(self.engines.primary.transcribe, second=True)
+        second_t = await loop.run_in_executor(
+            self.engines.executor, transcribe, self.utterance(), hints
+        )
+        self.milestones.mark("whisper_second_ready")
+        heard = Heard("whisper", second_t.text, second_t.rejected, second_t.alternatives)
+        gate = decide(heard, heard_b, parse)
+        if gate.decision != "act":
+            return None
+        return replace(gate, details={**gate.details, "second_opinion": True}), heard.text
 
     async def _finish_verifier(self) -> TranscriptLike | None:
         """The verifier's transcript (once; it also hands the verifier back)."""

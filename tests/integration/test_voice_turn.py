@@ -8,6 +8,7 @@ thrown away when the speaker goes on.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -16,6 +17,7 @@ import pytest
 
 from appliance.actions.service import ActionService
 from appliance.asr.base import Hints
+from appliance.asr.whisper import WhisperEngine
 from appliance.protocol.topics import Topics
 from appliance.protocol.voice import CHUNK_BYTES, CHUNK_MS
 from appliance.settings import Settings
@@ -111,3 +113,37 @@ async def test_the_satellite_ending_the_stream_mid_speech_keeps_what_was_said(
     assert len(turn.utterance()) >= len(audio) - 32 * 300 - 2 * 1024
     assert "bread" in result.transcripts["whisper"].lower()
     assert "speech_stopped" not in result.milestones_ms  # the voice had not stopped
+
+
+async def test_a_second_opinion_from_the_larger_model_can_confirm_the_verifier(
+    voice_engines: Engines, settings: Settings, database: Database
+) -> None:
+    if not speech.have_espeak():
+        pytest.skip("espeak-ng is not installed")
+    # espeak-ng's voice (deterministic): tiny.en hears "add red" or "and red to the
+    # shopping list", the verifier and the multilingual base model "add bread ...".
+    audio = speech.pad(speech.espeak("add bread to the shopping list", "en-us"), 300, 1500)
+    service = ActionService(database, settings, Topics())
+    whisper = voice_engines.primary
+    assert isinstance(whisper, WhisperEngine)
+    without = dataclasses.replace(
+        voice_engines,
+        primary=whisper.with_settings(
+            whisper.settings.model_copy(update={"second_opinion": False})
+        ),
+    )
+    results = []
+    for engines in (without, voice_engines):
+        turn = _turn(engines, service)
+        turn.start()
+        await _feed_paced(turn, audio)
+        results.append(await turn.run(_discard))
+        await turn.close()
+    alone, helped = results
+    assert alone.decision == "confirm", alone.transcripts
+    assert "whisper_second" not in alone.transcripts
+    assert helped.decision == "act", helped.transcripts
+    assert helped.transcripts["whisper"] == alone.transcripts["whisper"]  # tiny.en's
+    assert "bread" in helped.transcripts["whisper_second"].lower()
+    assert [i.name for i in helped.receipts[0].items] == ["bread"]
+    assert helped.receipts[0].details["transcripts"]["whisper_second"]

@@ -300,3 +300,16 @@ def test_bad_input(engine: WhisperEngine) -> None:
         engine.transcribe(bytes(32_000), Hints(lang="de"))
     with pytest.raises(AsrError):
         engine.plain_transcribe(b"\0", "en")
+
+
+def test_the_second_opinion_is_the_shared_multilingual_base(pt_engine: WhisperEngine) -> None:
+    assert pt_engine.has_second_opinion("en")
+    assert not pt_engine.has_second_opinion("pt")
+    audio = sp.pad(sp.piper("add two liters of milk to the shopping list"), 300, 300)
+    second = pt_engine.transcribe(audio, Hints(lang="en", items=ITEMS), second=True)
+    assert second.details["second_opinion"] is True
+    assert second.details["model"] == pt_engine.model_path("pt").name  # whisper-base
+    assert pt_engine.load("en", second=True) is pt_engine.load("pt")  # loaded once
+    assert_heard("add two liters of milk to the shopping list", second)
+    off = pt_engine.with_settings(WhisperSettings(second_opinion=False))
+    assert not off.has_second_opinion("en")
