@@ -509,8 +509,10 @@ class WhisperEngine:
 
     def has_second_opinion(self, lang: str) -> bool:
         """Whether ``transcribe(..., second=True)`` is available for ``lang``."""
-        return self.settings.second_opinion and normalize_lang(lang) == "en" and (
-            self.settings.second_opinion_model is not None or self.data_dir is not None
+        return (
+            self.settings.second_opinion
+            and normalize_lang(lang) == "en"
+            and (self.settings.second_opinion_model is not None or self.data_dir is not None)
         )
 
     def _second_path(self) -> Path:
