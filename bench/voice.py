@@ -366,6 +366,18 @@ async def _over_mqtt(texts: list[tuple[str, str]]) -> dict[str, Any]:
         ),
         "node_rss_mb": {k: round(v) if k != "models_ready_s" else v for k, v in rss.items()},
         "trailing_silence_ms": 700,
+        "turns_ms": [
+            {
+                "said": f"{r['voice']}: {r['said']}",
+                "decision": r["decision"],
+                **{
+                    k: round(v - r["milestones_ms"].get("end_of_speech", 0))
+                    for k, v in r["milestones_ms"].items()
+                    if k not in ("wake_claim", "speech_start")
+                },
+            }
+            for r in reports
+        ],
     }
 
 

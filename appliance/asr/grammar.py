@@ -21,6 +21,7 @@ Built grammars are cached by (lang, items).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import logging
@@ -988,13 +989,23 @@ _cache: OrderedDict[tuple[str, tuple[str, ...]], Grammar] = OrderedDict()
 _cache_lock = threading.Lock()
 
 
+@functools.cache
+def _built_in_names(lang: str) -> frozenset[str]:
+    return frozenset(n for n in (normalize_item(g) for g in groceries(lang)) if n)
+
+
 def build_grammar(lang: str, items: SequenceOf[str] = ()) -> Grammar:
     """The speech grammar of ``lang`` ("en" or "pt") knowing ``items`` (cached).
 
     ``items`` are item names (list items, past items) added to the built-in grocery
     vocabulary; order and case do not matter.
     """
-    names = tuple(sorted({n for n in (normalize_item(i) for i in items) if n}))
+    # Items the built-in vocabulary has already do not change the grammar, so adding
+    # "bread" to the list does not cost the verifier a grammar swap.
+    if lang not in _RULES:
+        raise ValueError(f"no speech grammar for language {lang!r}")
+    built_in = _built_in_names(lang)
+    names = tuple(sorted({n for n in (normalize_item(i) for i in items) if n} - built_in))
     key = (lang, names)
     with _cache_lock:
         if key in _cache:

@@ -25,7 +25,7 @@ def load_engines(settings: Settings, *, executor_threads: int = 4) -> Engines:
     """Everything a voice turn needs, loaded (blocking: call it in a thread)."""
     from appliance.asr.base import Hints
     from appliance.asr.whisper import WhisperEngine
-    from appliance.audio.vad import Endpointer, load_silero
+    from appliance.audio.vad import Endpointer
     from appliance.intents import IntentParser
     from appliance.llm.narrator import Narrator
     from appliance.tts.piper import PiperSpeaker
@@ -37,8 +37,8 @@ def load_engines(settings: Settings, *, executor_threads: int = 4) -> Engines:
         whisper.load(lang)
         if whisper.has_second_opinion(lang):
             whisper.load(lang, second=True)
-    silero_check = load_silero()  # fail early if the VAD cannot load
-    del silero_check
+    endpointers = _EndpointerPool(lambda: Endpointer(settings.vad))
+    endpointers.release(endpointers.acquire())  # fail early if the VAD cannot load
     narrator = Narrator(settings.llm, settings.data_dir, timezone=settings.tz)
     narrator.load(tuple(languages))
     speaker = PiperSpeaker(settings.tts, data_dir=settings.data_dir, languages=languages)
@@ -56,7 +56,8 @@ def load_engines(settings: Settings, *, executor_threads: int = 4) -> Engines:
         primary=whisper,
         verifier_for=pool.session,
         prepare_verifier=pool.prepare,
-        endpointer=lambda: Endpointer(settings.vad),
+        endpointer=endpointers.acquire,
+        release_endpointer=endpointers.release,
         narrator=narrator,
         speaker=speaker,
         hints=hints,
@@ -71,6 +72,27 @@ def load_engines(settings: Settings, *, executor_threads: int = 4) -> Engines:
 def _languages(settings: Settings) -> list[str]:
     wanted = {settings.language, *settings.voice.site_languages.values()}
     return sorted(lang for lang in wanted if lang in ("en", "pt"))
+
+
+class _EndpointerPool:
+    """Endpointers with their Silero model loaded (~100 ms each), reused across turns."""
+
+    def __init__(self, create: Callable[[], Any]) -> None:
+        self._create = create
+        self._idle: list[Any] = []
+        self._lock = threading.Lock()
+
+    def acquire(self) -> Any:
+        with self._lock:
+            endpointer = self._idle.pop() if self._idle else None
+        if endpointer is None:
+            return self._create()
+        endpointer.reset()
+        return endpointer
+
+    def release(self, endpointer: Any) -> None:
+        with self._lock:
+            self._idle.append(endpointer)
 
 
 class _VerifierPool:

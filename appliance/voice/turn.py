@@ -92,6 +92,8 @@ class Engines:
     parse: Callable[[str], Parse]
     """language -> text parser for the gate, bound to the current time."""
     executor: Executor
+    release_endpointer: Callable[[Any], None] | None = None
+    """Hands a turn's endpointer back for reuse (its model stays loaded)."""
     prepare_verifier: Callable[[str, Sequence[str]], None] | None = None
     """(language, known items) -> ready the idle verifiers' grammar (blocking)."""
 
@@ -171,6 +173,7 @@ class VoiceTurn:
         self._expect_published = expect_published
         self._published: asyncio.Task[None] | None = None
         self._endpointer = engines.endpointer()
+        self._release_endpointer = engines.release_endpointer
         self._verifier: VerifierSession | None = None
         self._verifier_job: asyncio.Future[VerifierSession | None] | None = None
         self._finished = False
@@ -274,6 +277,7 @@ class VoiceTurn:
         )
         self._early = (pcm, job)
         self.early_transcripts += 1
+        self._mark_now("whisper_started")
 
     async def _transcribe(self, utterance: bytes) -> TranscriptLike:
         if self._early is not None:
@@ -286,9 +290,15 @@ class VoiceTurn:
             job.add_done_callback(_discard_result)
         loop = asyncio.get_running_loop()
         hints = self.engines.hints(self.lang, self.known_items)
+        self._mark_now("whisper_started")
         return await loop.run_in_executor(
             self.engines.executor, self.engines.primary.transcribe, utterance, hints
         )
+
+    def _mark_now(self, name: str) -> None:
+        """Set a milestone that may happen more than once (the last one counts)."""
+        self.milestones.marks.pop(name, None)
+        self.milestones.mark(name)
 
     async def _verifier_ready(self) -> VerifierSession | None:
         """The turn's verifier once it is ready (None: the language has none, or it
@@ -400,6 +410,9 @@ class VoiceTurn:
             self._published.cancel()
         self._drop_early()
         await self._finish_verifier()
+        release, self._release_endpointer = self._release_endpointer, None
+        if release is not None:
+            release(self._endpointer)
 
     def _drop_early(self) -> None:
         if self._early is not None:

@@ -209,10 +209,13 @@ def test_words_joined_across_groups() -> None:
 
 
 def test_cache_and_build_time() -> None:
-    first = build_grammar("en", ["Oat Milk", "tahini"])
-    second = build_grammar("en", ["tahini", "oat milk"])
+    first = build_grammar("en", ["Oat Milk", "tahini", "kombucha"])
+    second = build_grammar("en", ["kombucha", "tahini", "oat milk"])
     assert first is second
     assert first.key != build_grammar("en").key
+    # items the built-in vocabulary has ("oat milk") or that cannot be said ("tahini":
+    # no pronunciation) leave the grammar as it is: no swap for the verifier
+    assert build_grammar("en", ["Oat Milk", "tahini"]).key == build_grammar("en").key
     assert first.build_ms < 5_000
     assert normalize_item("  Café-com-leite! ") == "café-com-leite"
 
