@@ -193,9 +193,6 @@ async def _run(
                             )
         rss_after = _rss_mb()
 
-    def median(values: list[float]) -> float | None:
-        return round(statistics.median(values), 1) if values else None
-
     commands = counts["commands"] or 1
     return {
         "utterances": counts["utterances"],
