@@ -115,7 +115,7 @@ class WhisperSettings(BaseModel):
     second_opinion_model: Path | None = Field(
         default=None,
         description="CTranslate2 Whisper directory for the second opinion; default: the "
-        "multilingual base model (the Portuguese default, shared when both are used).",
+        "Portuguese model (model_pt, or the multilingual base), loaded once for both.",
     )
     compute_type: str = Field(default="int8", description="CTranslate2 compute type.")
     cpu_threads: int = Field(default=2, ge=1, le=64, description="Threads per decode.")

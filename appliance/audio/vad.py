@@ -244,19 +244,24 @@ class Endpointer:
 
     def utterance(self) -> bytes:
         """Pre-roll + speech (+ post-roll); empty when no speech was confirmed."""
-        if not self._confirmed or self._end_byte is None or self._onset is None:
+        if not self._confirmed or self._end_byte is None:
             return b""
-        start = max(0, self._onset * FRAME_BYTES - self._pre_roll) - self._audio_start
-        return bytes(self._audio[max(0, start) : self._end_byte - self._audio_start])
+        return self._audio_until(self._end_byte)
 
     def paused_utterance(self) -> bytes:
         """What ``utterance()`` will be if the current pause turns out to be the end;
         empty when the speech is not paused (see ``SpeechPaused``)."""
-        if not self._confirmed or self._onset is None or self._silence_start is None:
+        if not self._confirmed or self._silence_start is None:
             return b""
+        # the same end as _end_utterance(self._silence_start) would set
         end = min(self._frames * FRAME_BYTES, self._silence_start * FRAME_BYTES + self._post_roll)
-        start = max(0, self._onset * FRAME_BYTES - self._pre_roll) - self._audio_start
-        return bytes(self._audio[max(0, start) : end - self._audio_start])
+        return self._audio_until(end)
+
+    def _audio_until(self, end_byte: int) -> bytes:
+        """Pre-roll + speech up to ``end_byte`` (a stream offset)."""
+        onset = self._onset if self._onset is not None else 0
+        start = max(0, onset * FRAME_BYTES - self._pre_roll) - self._audio_start
+        return bytes(self._audio[max(0, start) : end_byte - self._audio_start])
 
     # -- internals -----------------------------------------------------------------------
 

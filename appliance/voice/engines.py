@@ -122,11 +122,8 @@ class _VerifierPool:
             if verifier is None:
                 self._missing.add(lang)
                 return None
-        elif self._grammar_of.get(id(verifier)) != grammar.key:
-            # A swap holds the decoder (and the GIL) for about a second: only when the
-            # known items changed, and finished before the utterance starts.
-            verifier.set_grammar(grammar)
-            verifier.wait_idle(5.0)
+        else:
+            self._use_grammar(verifier, grammar)
         self._grammar_of[id(verifier)] = grammar.key
         verifier.start(answers_only=answers)
         return _PooledSession(verifier, lambda: self._release(lang, verifier))
@@ -148,11 +145,17 @@ class _VerifierPool:
                 verifier = stale[0]
                 idle.remove(verifier)
             try:
-                verifier.set_grammar(grammar)
-                verifier.wait_idle(5.0)
-                self._grammar_of[id(verifier)] = grammar.key
+                self._use_grammar(verifier, grammar)
             finally:
                 self._release(lang, verifier)
+
+    def _use_grammar(self, verifier: Any, grammar: Any) -> None:
+        """Swap the verifier's grammar if it has another one. A swap holds the decoder
+        (and the GIL) for about a second: only when the known items changed."""
+        if self._grammar_of.get(id(verifier)) != grammar.key:
+            verifier.set_grammar(grammar)
+            verifier.wait_idle(5.0)
+            self._grammar_of[id(verifier)] = grammar.key
 
     def _release(self, lang: str, verifier: Any) -> None:
         with self._lock:

@@ -104,11 +104,13 @@ def decide(primary: Heard, verifier: Heard | None, parse: Parse) -> GateDecision
         "primary_intent": getattr(a, "intent", None),
         "verifier_intent": getattr(b, "intent", None),
     }
+    # A weak verifier transcript is never "usable" (b_cmds is empty), so this is the
+    # only way it can count.
+    weak = _weak_agreeing(primary, a, a_cmds, verifier, parse)
+    if weak is not None:
+        return GateDecision("act", weak[0], weak[0][0].action, "weak_verifier", True,
+                            {**details, "agreed_reading": weak[1]})  # fmt: skip
     if not a_cmds and not b_cmds:
-        weak = _weak_agreeing(primary, a, a_cmds, verifier, parse)
-        if weak is not None:
-            return GateDecision("act", weak[0], weak[0][0].action, "weak_verifier", True,
-                                {**details, "agreed_reading": weak[1]})  # fmt: skip
         return _nothing(primary, verifier, a, b, details)
     if a_cmds and all(c.action in READ_ONLY_ACTIONS for c in a_cmds):
         agreed = _same(a_cmds, b_cmds)
@@ -122,10 +124,6 @@ def decide(primary: Heard, verifier: Heard | None, parse: Parse) -> GateDecision
         rank, reading = agreeing
         details = {**details, "agreed_reading": reading, "rank": rank}
         return GateDecision("act", b_cmds, b_cmds[0].action, "alternative", True, details)
-    weak = _weak_agreeing(primary, a, a_cmds, verifier, parse)
-    if weak is not None:
-        return GateDecision("act", weak[0], weak[0][0].action, "weak_verifier", True,
-                            {**details, "agreed_reading": weak[1]})  # fmt: skip
     # Heard a change, not confirmed by the other engine: ask, change nothing. Prefer
     # engine A's reading (free-form, fuller); B's when A had none.
     proposal = tuple(c for c in (a_cmds or b_cmds) if c.action not in READ_ONLY_ACTIONS)
