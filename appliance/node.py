@@ -10,12 +10,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-import json
 import logging
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any
 
 from appliance import __version__, sdnotify
 from appliance.actions.service import ActionService
@@ -26,12 +24,15 @@ from appliance.bus.mqtt import Bus, BusConfig
 from appliance.bus.outbox import OutboxPublisher
 from appliance.bus.state import StatePublisher
 from appliance.errors import ApplianceError, BusError
-from appliance.ha.discovery import DeviceInfo, node_discovery
+from appliance.ha.discovery import DeviceInfo
+from appliance.ha.publisher import DiscoveryPublisher
 from appliance.protocol.topics import HA_STATUS_TOPIC, ONLINE, Topics
-from appliance.protocol.voice import satellite_filter
+from appliance.protocol.voice import SiteTopics, satellite_filter
 from appliance.settings import Settings
 from appliance.store.db import Database
 from appliance.store.embedded import EmbeddedPostgres
+from appliance.voice.announce import Announcer
+from appliance.voice.registry import SatelliteRegistry
 from appliance.voice.sessions import VoiceSessions
 from appliance.voice.turn import Engines
 
@@ -88,10 +89,12 @@ class Node:
         self.ready = asyncio.Event()
         self.milestones = Milestones(started=time.monotonic())
         self._queue: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue(QUEUE_LIMIT)
-        self._discovery_wanted = asyncio.Event()
         self.service: ActionService | None = None
         self.bus: Bus | None = None
         self.voice: VoiceSessions | None = None
+        self.satellites = SatelliteRegistry(self.topics.prefix, on_info=self._satellite_changed)
+        self.discovery: DiscoveryPublisher | None = None
+        self.announcer: Announcer | None = None
 
     # --- wiring -------------------------------------------------------------------
     def _bus_config(self, host: str, port: int, tls: bool) -> BusConfig:
@@ -109,22 +112,28 @@ class Node:
                 (self.topics.command_filter, 1),
                 (self.topics.ha_filter, 1),
                 (HA_STATUS_TOPIC, 1),
-                *(
-                    [(satellite_filter(self.topics.prefix), 1)]
-                    if self.settings.voice.enabled
-                    else []
-                ),
+                *self._satellite_subscriptions(),
             ],
             keepalive=mqtt.keepalive,
             reconnect_max_seconds=mqtt.reconnect_max_seconds,
         )
 
+    def _satellite_subscriptions(self) -> list[tuple[str, int]]:
+        """Everything satellites say with voice on; else only what they are and whether
+        they are online (Home Assistant devices, announcements)."""
+        if self.settings.voice.enabled:
+            return [(satellite_filter(self.topics.prefix), 1)]
+        every = SiteTopics(self.topics.prefix, "+")
+        return [(every.status, 1), (every.info, 1)]
+
     def _on_message(self, topic: str, payload: bytes) -> None:
+        if self.satellites.handle(topic, payload):
+            return
         if self.voice is not None and self.voice.handle(topic, payload):
             return
         if topic == HA_STATUS_TOPIC:
-            if payload.strip() == ONLINE.encode():
-                self._discovery_wanted.set()
+            if payload.strip() == ONLINE.encode() and self.discovery is not None:
+                self.discovery.publish_all()
             return
         try:
             self._queue.put_nowait((topic, payload))
@@ -197,8 +206,17 @@ class Node:
             parser=parser,
         )
 
+        if settings.homeassistant.discovery:
+            device = DeviceInfo(
+                device_id=settings.node_id,
+                name=settings.homeassistant.device_name,
+                sw_version=__version__,
+            )
+            self.discovery = DiscoveryPublisher(bus, device, self.topics, self.satellites)
+
         async def connected() -> None:
-            self._discovery_wanted.set()
+            if self.discovery is not None:
+                self.discovery.publish_all()
             state.changed_all()
             outbox.wake()
 
@@ -222,13 +240,22 @@ class Node:
                 log_transcripts=settings.log_transcripts,
                 expect_published=outbox.expect,
             )
+        self.announcer = Announcer(
+            topics=self.topics,
+            bus=bus,
+            sessions=self.voice,
+            satellites=self.satellites,
+            settings=settings.voice,
+            default_language=settings.language,
+        )
         bus_stop = asyncio.Event()
         async with asyncio.TaskGroup() as group:
             group.create_task(bus.run(bus_stop), name="mqtt")
             worker = group.create_task(self._work(decoder, bus, stop), name="commands")
             publisher = group.create_task(outbox.run(stop), name="outbox")
             group.create_task(state.run(stop), name="state")
-            group.create_task(self._discovery(bus, stop), name="discovery")
+            if self.discovery is not None:
+                group.create_task(self.discovery.run(stop), name="discovery")
             group.create_task(self._watchdog(stop), name="watchdog")
             if engines is not None:
                 group.create_task(self._voice_ready(engines), name="voice-models")
@@ -242,6 +269,7 @@ class Node:
                     async with asyncio.timeout(DRAIN_SECONDS):
                         while await outbox.drain_once():
                             pass
+            await self.announcer.close()
             if self.voice is not None:
                 await self.voice.close()
             bus_stop.set()
@@ -290,7 +318,7 @@ class Node:
             for topic, payload in messages:
                 decoded = decoder.decode(topic, payload)
                 if isinstance(decoded, Announcement):
-                    await self._announce(bus, decoded)
+                    self._announce(decoded)
                 elif decoded:
                     requests.extend(decoded)
             results = await self.service.execute_batch(requests)
@@ -307,32 +335,14 @@ class Node:
         except BusError as err:
             _LOGGER.warning("receipt %s not published: %s", request_id, err)
 
-    async def _announce(self, bus: Bus, announcement: Announcement) -> None:
-        payload: dict[str, Any] = {"text": announcement.text, "site": None}
-        try:
-            await bus.publish(self.topics.announcements, json.dumps(payload), qos=1)
-        except BusError as err:
-            _LOGGER.warning("announcement not published: %s", err)
+    def _announce(self, announcement: Announcement) -> None:
+        """Spoken (or republished) by the announcer's own tasks: never waited for here."""
+        if self.announcer is not None:
+            self.announcer.submit(announcement)
 
-    async def _discovery(self, bus: Bus, stop: asyncio.Event) -> None:
-        if not self.settings.homeassistant.discovery:
-            return
-        device = DeviceInfo(
-            device_id=self.settings.node_id,
-            name=self.settings.homeassistant.device_name,
-            sw_version=__version__,
-        )
-        topic, payload = node_discovery(device, self.topics)
-        body = json.dumps(payload, separators=(",", ":"))
-        while not stop.is_set():
-            await wait_any(self._discovery_wanted, stop)
-            if stop.is_set():
-                return
-            self._discovery_wanted.clear()
-            try:
-                await bus.publish(topic, body, qos=1, retain=True)
-            except BusError as err:
-                _LOGGER.warning("discovery not published: %s", err)
+    def _satellite_changed(self, site: str) -> None:
+        if self.discovery is not None:
+            self.discovery.satellite_changed(site)
 
     async def _watchdog(self, stop: asyncio.Event) -> None:
         interval = sdnotify.watchdog_interval()

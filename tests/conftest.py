@@ -15,6 +15,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
+import appliance.node
 from appliance.node import Node
 from appliance.settings import Settings
 from appliance.store.db import Database
@@ -109,6 +110,28 @@ async def node(node_settings: Settings) -> AsyncIterator[Node]:
     if task in done:
         task.result()
     assert ready in done, "node did not become ready in 60 s"
+    yield instance
+    stop.set()
+    async with asyncio.timeout(30):
+        await task
+
+
+@pytest.fixture
+async def voice_node(
+    node_settings: Settings, voice_engines: Engines, monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[Node]:
+    """A running node with voice on; the models are loaded once for the session."""
+    monkeypatch.setattr(appliance.node, "load_voice_engines", lambda _settings: voice_engines)
+    settings = node_settings.model_copy(
+        update={"voice": node_settings.voice.model_copy(update={"enabled": True})}
+    )
+    instance = Node(settings)
+    stop = asyncio.Event()
+    task = asyncio.create_task(instance.run(stop))
+    async with asyncio.timeout(60):
+        await instance.ready.wait()
+        while instance.voice is None or not instance.voice.is_ready:
+            await asyncio.sleep(0.05)
     yield instance
     stop.set()
     async with asyncio.timeout(30):

@@ -33,9 +33,17 @@ class TextParser(Protocol):
     def parse(self, text: str, *, lang: str = ..., now: dt.datetime | None = ...) -> Any: ...
 
 
+ANNOUNCEMENT_MAX_CHARS = 500
+"""Longest announcement spoken (about half a minute of speech); longer ones are refused."""
+_SITE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")  # ``SiteName`` of the satellite protocol
+
+
 @dataclass(frozen=True)
 class Announcement:
+    """Text for the satellites to speak: at ``site``, or everywhere when None."""
+
     text: str
+    site: str | None = None
 
 
 class CommandDecoder:
@@ -57,6 +65,7 @@ class CommandDecoder:
         self._parser = parser
         prefix = topics.prefix
         self._cmd_prefix = f"{prefix}/cmd/"
+        self._announce_prefix = f"{topics.ha_announce}/"
 
     def decode(self, topic: str, payload: bytes) -> list[Request] | Announcement | None:
         """Requests for a command topic, an announcement, or None for other topics."""
@@ -65,8 +74,9 @@ class CommandDecoder:
         if topic == self._topics.ha_clear_completed:
             return [self._request({}, "ha", ShoppingClearCompleted())]
         if topic == self._topics.ha_announce:
-            text = payload[: self._max].decode("utf-8", "replace").strip()
-            return Announcement(text) if text else None
+            return self._announcement(payload, None)
+        if topic.startswith(self._announce_prefix):
+            return self._announcement(payload, topic[len(self._announce_prefix) :])
         if not topic.startswith(self._cmd_prefix):
             return None
         name = topic[len(self._cmd_prefix) :]
@@ -114,6 +124,28 @@ class CommandDecoder:
             if isinstance(getattr(result, "command", None), ShoppingAdd):
                 command = result.command
         return [self._request({}, "ha", command or ShoppingAdd(item=text))]
+
+    def _announcement(self, payload: bytes, site: str | None) -> Announcement | None:
+        where = site or "every satellite"
+        if site is not None and not _SITE.match(site):
+            _LOGGER.warning("announcement refused: %r is not a satellite site name", site[:80])
+            return None
+        if len(payload) > 4 * ANNOUNCEMENT_MAX_CHARS:  # not even decoded
+            _LOGGER.warning("announcement for %s refused: %d bytes", where, len(payload))
+            return None
+        text = " ".join(payload.decode("utf-8", "replace").split())
+        if not text:
+            _LOGGER.info("empty announcement for %s ignored", where)
+            return None
+        if len(text) > ANNOUNCEMENT_MAX_CHARS:
+            _LOGGER.warning(
+                "announcement for %s refused: %d characters, limit %d",
+                where,
+                len(text),
+                ANNOUNCEMENT_MAX_CHARS,
+            )
+            return None
+        return Announcement(text, site)
 
     def _text(self, data: dict[str, Any]) -> list[Request]:
         text = data.get("text")

@@ -5,6 +5,9 @@ A pure module: it builds payloads and never touches the network. The node publis
 (and again whenever Home Assistant sends ``online`` on ``homeassistant/status``); it
 publishes :func:`removal_payload`, retained, on the same topic to remove the device.
 
+Each satellite gets a device of its own, published by the node too: see
+:mod:`appliance.ha.satellites`.
+
 Schema (Home Assistant MQTT integration, "Device discovery payload"): the root holds
 the shared options ``device``, ``origin`` (both required), ``availability`` and ``qos``;
 ``components`` maps a component id to one platform config, each with ``platform`` and,
@@ -52,6 +55,7 @@ __all__ = [
     "encode_payload",
     "fit_items",
     "node_discovery",
+    "origin_info",
     "removal_payload",
     "shopping_state_payload",
     "trigger_component_id",
@@ -164,7 +168,7 @@ def node_discovery(device: DeviceInfo, topics: Topics) -> tuple[str, dict[str, A
 
     payload: dict[str, Any] = {
         "device": _device(device),
-        "origin": _origin(device),
+        "origin": origin_info(device),
         "availability": [
             {
                 "topic": topics.availability,
@@ -239,7 +243,8 @@ def _device(device: DeviceInfo) -> dict[str, Any]:
     }
 
 
-def _origin(device: DeviceInfo) -> dict[str, Any]:
+def origin_info(device: DeviceInfo) -> dict[str, Any]:
+    """Who publishes the discovery config (the node, also for its satellites)."""
     origin: dict[str, Any] = {"name": ORIGIN_NAME, "sw_version": device.sw_version}
     if device.support_url:
         origin["support_url"] = device.support_url

@@ -51,6 +51,11 @@ class Topics:
         """Home Assistant ``notify`` entity: the raw payload is text to announce."""
         return f"{self.prefix}/ha/announce"
 
+    def ha_announce_site(self, site: str) -> str:
+        """Home Assistant ``notify`` entity of one satellite: the raw payload is text
+        to announce at ``site`` only."""
+        return f"{self.prefix}/ha/announce/{site}"
+
     @property
     def ha_filter(self) -> str:
         return f"{self.prefix}/ha/#"
@@ -71,8 +76,8 @@ class Topics:
         return f"{self.prefix}/receipts/{request_id}"
 
     def voice_turn(self, site: str) -> str:
-        """One finished voice turn at ``site``: decision, transcripts, milestones in
-        milliseconds (QoS 0, not retained)."""
+        """One finished voice turn at ``site``: decision, transcripts, receipt, reply,
+        milestones in milliseconds (QoS 0, not retained)."""
         return f"{self.prefix}/diagnostics/voice/{site}"
 
     @property
@@ -87,7 +92,8 @@ class Topics:
 
     @property
     def announcements(self) -> str:
-        """Announcements for satellites to speak (QoS 1, not retained)."""
+        """Announcements the node could not speak itself (voice disabled or not
+        loaded): ``{"text", "site"}`` for satellites to show (QoS 1, not retained)."""
         return f"{self.prefix}/announce"
 
     def discovery(self, device_id: str) -> str:

@@ -114,6 +114,45 @@ class PlayEnd(_Message):
         return cls.model_validate_json(payload)
 
 
+# --- satellite -> anyone (retained) ---------------------------------------------
+class SatelliteInfo(_Message):
+    """What a satellite is (retained on its ``info`` topic): the node publishes Home
+    Assistant discovery for each satellite from this."""
+
+    site: SiteName
+    name: str = Field(max_length=128)
+    area: str | None = Field(default=None, max_length=128)
+    wake_words: tuple[str, ...] = ()
+    lang: Literal["en", "pt"] | None = None
+    sw_version: str | None = Field(default=None, max_length=64)
+
+    @classmethod
+    def from_payload(cls, payload: bytes) -> SatelliteInfo:
+        return cls.model_validate_json(payload)
+
+
+class SatelliteState(_Message):
+    """A satellite's current state (retained on its ``state`` topic)."""
+
+    muted: bool = False
+    volume: int = Field(default=100, ge=0, le=100)
+    listening: bool = False
+    playing: bool = False
+
+    @classmethod
+    def from_payload(cls, payload: bytes) -> SatelliteState:
+        return cls.model_validate_json(payload)
+
+
+SET_MUTE = "mute"
+"""``ON`` / ``OFF``: the microphone (wake word included) is off while muted."""
+SET_VOLUME = "volume"
+"""``0``-``100``: playback volume in percent."""
+SET_STOP = "stop"
+"""Any payload: stop streaming and playing now."""
+SETTINGS = (SET_MUTE, SET_VOLUME, SET_STOP)
+
+
 @dataclass(frozen=True)
 class SiteTopics:
     """Topic names of one satellite site."""
@@ -140,6 +179,30 @@ class SiteTopics:
     def event(self) -> str:
         return f"{self.base}/event"
 
+    @property
+    def status(self) -> str:
+        """``online`` / ``offline`` (retained; ``offline`` is the satellite's last will)."""
+        return f"{self.base}/status"
+
+    @property
+    def info(self) -> str:
+        """:class:`SatelliteInfo` (retained)."""
+        return f"{self.base}/info"
+
+    @property
+    def state(self) -> str:
+        """:class:`SatelliteState` (retained)."""
+        return f"{self.base}/state"
+
+    # Home Assistant (or anyone allowed) -> satellite
+    def set(self, name: str) -> str:
+        """``set/mute``, ``set/volume``, ``set/stop`` (see ``SETTINGS``)."""
+        return f"{self.base}/set/{name}"
+
+    @property
+    def set_filter(self) -> str:
+        return f"{self.base}/set/+"
+
     # node -> satellite
     @property
     def control(self) -> str:
@@ -158,7 +221,8 @@ def satellite_filter(prefix: str) -> str:
 
 
 ParsedTopic = tuple[str, str, str | None]
-"""(site, kind, session_id): kind is wake, audio, audio_end, event, control, play, play_end."""
+"""(site, kind, session_id): kind is wake, audio, audio_end, event, control, play,
+play_end, status, info, state, or set (then the third field is the setting's name)."""
 
 
 def parse_topic(prefix: str, topic: str) -> ParsedTopic | None:
@@ -177,6 +241,10 @@ def parse_topic(prefix: str, topic: str) -> ParsedTopic | None:
             return site, "event", None
         case ["control"]:
             return site, "control", None
+        case ["status"] | ["info"] | ["state"]:
+            return site, rest[0], None
+        case ["set", name]:
+            return site, "set", name
         case ["audio", session_id]:
             return site, "audio", session_id
         case ["audio", session_id, "end"]:

@@ -4,6 +4,10 @@ A satellite claims a session after its wake word; claims that arrive within
 ``arbitration_ms`` of each other compete and the best score wins, the others are told
 to stand down, so one spoken command never runs twice. Audio flows only for the
 accepted session; a session that outlives ``session_timeout_s`` is stopped.
+
+Speech that is not part of a turn (announcements, ``appliance.voice.announce``) uses
+``sink_for`` and ``watch`` with a session id of its own, and ``wait_idle`` to let a
+turn at the same satellite finish first.
 """
 
 from __future__ import annotations
@@ -36,7 +40,14 @@ from appliance.protocol.voice import (
 )
 from appliance.voice.answers import combine, parse_answer
 from appliance.voice.settings import VoiceSettings
-from appliance.voice.turn import Engines, Milestones, TurnResult, VoiceTurn, speak
+from appliance.voice.turn import (
+    Engines,
+    Milestones,
+    SpeechSink,
+    TurnResult,
+    VoiceTurn,
+    speak,
+)
 
 _LOGGER = logging.getLogger(__name__)
 PLAY_CHUNK_BYTES = 4096
@@ -51,6 +62,16 @@ class _Session:
     task: asyncio.Task[None] | None = None
     played: asyncio.Event = field(default_factory=asyncio.Event)
     answer_turn: VoiceTurn | None = None
+    finished: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+@dataclass
+class _Outcome:
+    """How a turn ended, for its report: the last receipt and what was said last."""
+
+    receipt: Receipt | None
+    reply: str
+    answer: str | None = None
 
 
 KnownItems = Callable[[], Awaitable[Sequence[str]]]
@@ -86,6 +107,7 @@ class VoiceSessions:
         self._pending: list[tuple[str, WakeClaim, float]] = []
         self._window: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self._watchers: dict[str, asyncio.Queue[SatelliteEvent]] = {}
         self.results: list[TurnResult] = []
 
     def ready(self, engines: Engines) -> None:
@@ -99,6 +121,30 @@ class VoiceSessions:
     @property
     def is_ready(self) -> bool:
         return self._engines_or_none is not None
+
+    @property
+    def engines(self) -> Engines | None:
+        """The loaded models, or None while they load (or when they failed)."""
+        return self._engines_or_none
+
+    @property
+    def not_ready_reason(self) -> str:
+        """Why there are no engines: ``voice_unavailable: <error>`` or ``loading``."""
+        return f"voice_unavailable: {self._unavailable}" if self._unavailable else "loading"
+
+    async def wait_idle(self, site: str) -> None:
+        """Until no turn runs at ``site`` (callers bound it with a timeout)."""
+        while (session := self._sessions.get(site)) is not None:
+            await session.finished.wait()
+
+    def watch(self, session_id: str) -> asyncio.Queue[SatelliteEvent]:
+        """The satellite events of a session that is not a turn (``unwatch`` after)."""
+        queue: asyncio.Queue[SatelliteEvent] = asyncio.Queue()
+        self._watchers[session_id] = queue
+        return queue
+
+    def unwatch(self, session_id: str) -> None:
+        self._watchers.pop(session_id, None)
 
     @property
     def _engines(self) -> Engines:
@@ -225,6 +271,10 @@ class VoiceSessions:
         return turn
 
     def _event(self, site: str, event: SatelliteEvent) -> None:
+        watcher = self._watchers.get(event.session_id or "")
+        if watcher is not None:
+            watcher.put_nowait(event)
+            return
         session = self._sessions.get(site)
         if session is None or (event.session_id and event.session_id != session.claim.session_id):
             return
@@ -242,14 +292,15 @@ class VoiceSessions:
             async with asyncio.timeout(self._settings.session_timeout_s):
                 result = await session.turn.run(self._sink(session))
                 self.results.append(result)
+                outcome = _Outcome(result.receipts[0] if result.receipts else None, result.speech)
                 if result.speech:  # the turn ends when the satellite has played it
                     await self._wait_played(session)
                 if result.decision == "confirm" and result.receipts:
-                    await self._confirm(session, result)
+                    outcome = await self._confirm(session, result)
                 await session.turn.published()
             await self._control(site, Control(type="end", session_id=sid))
             if result is not None:
-                await self._report(session, result)
+                await self._report(session, result, outcome)
         except TimeoutError:
             _LOGGER.warning("session %s at %s timed out", sid, site)
             await self._control(site, Control(type="stop", session_id=sid, reason="timeout"))
@@ -257,6 +308,7 @@ class VoiceSessions:
             await self._control(site, Control(type="stop", session_id=sid, reason="stopped"))
         finally:
             self._sessions.pop(site, None)
+            session.finished.set()
             await session.turn.close()
             if session.answer_turn is not None:
                 await session.answer_turn.close()
@@ -276,8 +328,9 @@ class VoiceSessions:
         if not self._sessions:
             await loop.run_in_executor(self._engines.executor, malloc.trim)
 
-    async def _report(self, session: _Session, result: TurnResult) -> None:
-        """The turn's decision and milestones: in the log and on the diagnostics topic."""
+    async def _report(self, session: _Session, result: TurnResult, outcome: _Outcome) -> None:
+        """The turn's decision, outcome and milestones: in the log and on the
+        diagnostics topic (docs/mqtt-api.md, "Voice")."""
         marks = dict(session.milestones.marks)
         _LOGGER.info(
             "turn %s at %s: %s; milestones (ms) %s",
@@ -294,12 +347,15 @@ class VoiceSessions:
             "request_id": result.receipts[0].request_id if result.receipts else None,
             "transcripts": result.transcripts,
             "speech": result.speech,
+            "receipt": _summary(outcome.receipt),
+            "reply": outcome.reply,
+            "answer": outcome.answer,
             "milestones_ms": marks,
         }
         topic = Topics(self._prefix).voice_turn(session.site)
         await self._publish(topic, json.dumps(report).encode(), qos=0)
 
-    async def _confirm(self, session: _Session, result: TurnResult) -> None:
+    async def _confirm(self, session: _Session, result: TurnResult) -> _Outcome:
         """Ask again, hear a yes/no through both engines, then run or drop."""
         proposal = result.receipts[0]
         session.played.clear()
@@ -333,10 +389,13 @@ class VoiceSessions:
             )
         if answer != "yes":
             _LOGGER.info("proposal %s dropped (%s)", proposal.request_id, answer or "no answer")
-            return
-        await self._run_proposal(session, proposal)
+            return _Outcome(proposal, result.speech, answer)
+        receipt, reply = await self._run_proposal(session, proposal)
+        return _Outcome(receipt or proposal, reply, answer)
 
-    async def _run_proposal(self, session: _Session, proposal: Receipt) -> None:
+    async def _run_proposal(
+        self, session: _Session, proposal: Receipt
+    ) -> tuple[Receipt | None, str]:
         from appliance.protocol.commands import parse_command
 
         raw = proposal.details.get("proposal", [])
@@ -353,8 +412,10 @@ class VoiceSessions:
         ]
         results = await self._service.execute_batch(requests)
         receipts = [r.receipt for r in results]
-        if await speak(self._engines, receipts, session.turn.lang, self._sink(session)):
+        reply = await speak(self._engines, receipts, session.turn.lang, self._sink(session))
+        if reply:
             await self._wait_played(session)
+        return (receipts[0] if receipts else None), reply
 
     async def _wait_played(self, session: _Session) -> None:
         with contextlib.suppress(TimeoutError):
@@ -362,15 +423,21 @@ class VoiceSessions:
                 await session.played.wait()
 
     # --- outgoing -------------------------------------------------------------------
-    def _sink(
-        self, session: _Session
-    ) -> Callable[[str, int, AsyncIterator[bytes]], Awaitable[None]]:
-        topics = SiteTopics(self._prefix, session.site)
-        sid = session.claim.session_id
+    def _sink(self, session: _Session) -> SpeechSink:
+        def first() -> None:
+            session.milestones.mark("first_speech_audio_sent")
+
+        return self.sink_for(session.site, session.claim.session_id, first)
+
+    def sink_for(
+        self, site: str, sid: str, on_first_chunk: Callable[[], None] | None = None
+    ) -> SpeechSink:
+        """Speech to ``site`` in session ``sid``: ``speak`` control, PCM, play end."""
+        topics = SiteTopics(self._prefix, site)
 
         async def send(text: str, rate: int, chunks: AsyncIterator[bytes]) -> None:
             await self._control(
-                session.site,
+                site,
                 Control(type="speak", session_id=sid, rate=rate, width=2, channels=1, text=text),
             )
             count = 0
@@ -378,13 +445,17 @@ class VoiceSessions:
                 for start in range(0, len(pcm), PLAY_CHUNK_BYTES):
                     chunk = pcm[start : start + PLAY_CHUNK_BYTES]
                     await self._publish(topics.play(sid), chunk, qos=0)
-                    if count == 0:
-                        session.milestones.mark("first_speech_audio_sent")
+                    if count == 0 and on_first_chunk is not None:
+                        on_first_chunk()
                     count += 1
             end = PlayEnd(session_id=sid, chunks=count)
             await self._publish(topics.play_end(sid), end.to_payload(), qos=1)
 
         return send
+
+    async def control(self, site: str, control: Control) -> None:
+        """Send one control message to ``site`` (a failure is logged, not raised)."""
+        await self._control(site, control)
 
     async def _control(self, site: str, control: Control) -> None:
         await self._publish(SiteTopics(self._prefix, site).control, control.to_payload(), qos=1)
@@ -414,6 +485,18 @@ class VoiceSessions:
             self._window.cancel()
             tasks.append(self._window)
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _summary(receipt: Receipt | None) -> dict[str, str | None] | None:
+    """What the diagnostics report (and the satellite's "last receipt") shows of it."""
+    if receipt is None:
+        return None
+    return {
+        "request_id": receipt.request_id,
+        "action": receipt.action,
+        "status": receipt.status,
+        "reason": receipt.reason,
+    }
 
 
 async def _silent(text: str, rate: int, chunks: AsyncIterator[bytes]) -> None:

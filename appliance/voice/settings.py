@@ -26,6 +26,12 @@ class VoiceSettings(BaseModel):
     playback_timeout_s: float = Field(
         default=20.0, gt=0, description="How long the satellite's 'played' report is awaited."
     )
+    announce_wait_s: float = Field(
+        default=30.0,
+        gt=0,
+        description="How long an announcement waits for a voice turn (or another "
+        "announcement) at its satellite to end; past it, it is dropped.",
+    )
     site_users: dict[str, str] = Field(
         default_factory=dict, description="Satellite site -> user whose list a voice acts on."
     )

@@ -9,8 +9,10 @@ import aiomqtt
 import pytest
 
 from appliance.node import Node
+from appliance.protocol.voice import SatelliteInfo, SatelliteState
 from tests.support.client import HaClient, ha_client
 from tests.support.mosquitto import USERS, Mosquitto
+from tests.support.satellite import satellite
 
 pytestmark = pytest.mark.integration
 
@@ -189,6 +191,51 @@ async def test_acl_keeps_roles_apart(node: Node, mosquitto: Mosquitto) -> None:
         listing = await ha.command("shopping.list", {})
         assert listing["items"] == []
         assert all("forged" not in r for r in ha.stream)
+
+
+async def test_home_assistant_drives_satellites_but_cannot_speak_for_them(
+    mosquitto: Mosquitto,
+) -> None:
+    info = SatelliteInfo(site="kitchen", name="Kitchen")
+    async with (
+        satellite(mosquitto, "kitchen", info=info) as sat,
+        ha_client(mosquitto, "appliance") as node_side,
+        ha_client(mosquitto) as ha,
+    ):
+        state = SatelliteState(muted=False, volume=70)
+        await sat.client.publish(sat.topics.state, state.to_payload(), qos=1, retain=True)
+        await node_side.client.subscribe("appliance/satellite/#", qos=1)
+        # Home Assistant reads what the satellite is, whether it is online, its state...
+        readable = (sat.topics.info, sat.topics.status, sat.topics.state)
+        for topic in ("appliance/satellite/+/info", "appliance/satellite/+/status",
+                      "appliance/satellite/+/state"):  # fmt: skip
+            await ha.client.subscribe(topic, qos=1)
+        await ha.wait_for(lambda: all(t in ha.retained for t in readable))
+        assert SatelliteInfo.from_payload(ha.retained[sat.topics.info]) == info
+        assert ha.retained[sat.topics.status] == b"online"
+        assert SatelliteState.from_payload(ha.retained[sat.topics.state]).volume == 70
+        # ...sets mute and volume, but cannot say anything in the satellite's name.
+        await ha.client.publish(sat.topics.set("mute"), b"ON", qos=1)
+        forged = {
+            sat.topics.audio("s1"): b"\0" * 2048,
+            sat.topics.audio_end("s1"): b'{"session_id": "s1"}',
+            sat.topics.wake: b'{"session_id": "s1", "wake_word": "x", "score": 1}',
+            sat.topics.event: b'{"type": "stop"}',
+            sat.topics.status: b"offline",
+            sat.topics.info: b'{"site": "kitchen", "name": "Forged"}',
+        }
+        for topic, payload in forged.items():
+            await ha.client.publish(topic, payload, qos=1)
+        await ha.client.publish(sat.topics.set("volume"), b"30", qos=1)  # the last one
+        volume = sat.topics.set("volume")
+        await node_side.wait_for(lambda: any(t == volume for t, _ in node_side.messages))
+        await sat.until(lambda: len(sat.settings) >= 2, timeout=10)
+        assert sat.settings == [("mute", b"ON"), ("volume", b"30")]
+        # only what the satellite itself published (retained) got through
+        seen = sorted((t, p) for t, p in node_side.messages if t in forged)
+        assert seen == sorted(
+            [(sat.topics.status, b"online"), (sat.topics.info, info.to_payload())]
+        )
 
 
 async def test_announce_is_forwarded_to_satellites(node: Node, mosquitto: Mosquitto) -> None:

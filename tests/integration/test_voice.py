@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 
@@ -14,33 +14,11 @@ from appliance.node import Node
 from appliance.settings import Settings
 from appliance.voice.turn import Engines
 from tests.support import speech
-from tests.support.client import ha_client
+from tests.support.client import HaClient, ha_client
 from tests.support.mosquitto import Mosquitto
 from tests.support.satellite import satellite
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
-
-
-@pytest.fixture
-async def voice_node(
-    node_settings: Settings, voice_engines: Engines, monkeypatch: pytest.MonkeyPatch
-) -> AsyncIterator[Node]:
-    # The models are loaded once for the session; each test gets its own node.
-    monkeypatch.setattr(appliance.node, "load_voice_engines", lambda _settings: voice_engines)
-    settings = node_settings.model_copy(
-        update={"voice": node_settings.voice.model_copy(update={"enabled": True})}
-    )
-    instance = Node(settings)
-    stop = asyncio.Event()
-    task = asyncio.create_task(instance.run(stop))
-    async with asyncio.timeout(60):
-        await instance.ready.wait()
-        while instance.voice is None or not instance.voice.is_ready:
-            await asyncio.sleep(0.05)
-    yield instance
-    stop.set()
-    async with asyncio.timeout(30):
-        await task
 
 
 async def test_spoken_command_changes_the_list_once_and_answers(
@@ -88,6 +66,15 @@ async def test_spoken_command_changes_the_list_once_and_answers(
         report = next(r for r in reports if r["request_id"] == receipt["request_id"])
         assert report["decision"] == "act"
         assert report["transcripts"] == receipt["details"]["transcripts"]
+        # what the satellite's "last receipt" sensor shows: the receipt and the reply
+        assert report["receipt"] == {
+            "request_id": receipt["request_id"],
+            "action": "shopping.add",
+            "status": "success",
+            "reason": receipt["reason"],
+        }
+        assert report["reply"] == speak.text
+        assert report["answer"] is None
         marks = report["milestones_ms"]
         order = [
             "wake_claim", "accepted", "speech_start", "end_of_speech", "gate_decision",
@@ -154,6 +141,7 @@ async def test_a_change_only_one_engine_heard_is_asked_and_runs_on_yes(
     reply = speech.pad(speech.piper(answer), 300, 1500)
     async with ha_client(mosquitto) as ha, satellite(mosquitto) as sat:
         await ha.client.subscribe("appliance/receipts", qos=1)
+        await ha.client.subscribe("appliance/diagnostics/voice/kitchen", qos=1)
         session_id = await sat.claim()
         await sat.wait("accept")
         await sat.stream(session_id, command)
@@ -172,12 +160,30 @@ async def test_a_change_only_one_engine_heard_is_asked_and_runs_on_yes(
         await asyncio.sleep(0.5)
         items = (await ha.command("shopping.list", {}))["items"]
         done = [r for r in ha.stream if r["status"] == "success" and r["source"]["kind"] == "voice"]
+        await ha.wait_for(lambda: _report_of(ha, session_id) is not None)
+        report = _report_of(ha, session_id)
+        assert report is not None
         if runs:
             assert [r["request_id"] for r in done] == [f"voice-{session_id}-yes"]
             assert [i["name"] for i in items] == [proposal[0]["item"]]
+            # the report ends with the receipt of what ran, and what was said about it
+            assert report["receipt"]["request_id"] == f"voice-{session_id}-yes"
+            assert report["receipt"]["status"] == "success"
+            assert report["answer"] == "yes"
+            spoken = [c.text for c in sat.controls if c.type == "speak"]
+            assert report["reply"] == spoken[-1] != question.text
         else:
             assert done == []
             assert items == []
+            assert report["receipt"]["status"] == "needs_confirmation"
+            assert report["answer"] == "no"
+            assert report["reply"] == question.text
+
+
+def _report_of(ha: HaClient, session_id: str) -> dict[str, Any] | None:
+    topic = "appliance/diagnostics/voice/kitchen"
+    reports = [json.loads(p) for t, p in ha.messages if t == topic]
+    return next((r for r in reports if r["session_id"] == session_id), None)
 
 
 async def test_claims_while_the_models_load_are_refused_then_accepted(

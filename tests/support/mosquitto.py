@@ -15,6 +15,7 @@ USERS = {
     "homeassistant": "ha-secret",
     "kitchen": "sat-secret",
     "living_room": "sat2-secret",
+    "office": "sat3-secret",
 }
 
 

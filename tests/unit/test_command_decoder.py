@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import logging
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 
 from appliance.actions.service import Request
-from appliance.bus.commands import Announcement, CommandDecoder
+from appliance.bus.commands import ANNOUNCEMENT_MAX_CHARS, Announcement, CommandDecoder
 from appliance.protocol import commands as c
 from appliance.protocol.topics import Topics
 
@@ -152,5 +153,31 @@ def test_home_assistant_text_entity_uses_the_parser_for_quantities() -> None:
 def test_announcement_and_foreign_topics() -> None:
     result = decoder().decode("appliance/ha/announce", b"Dinner is ready")
     assert result == Announcement("Dinner is ready")
+    assert result.site is None
     assert decoder().decode("appliance/ha/announce", b"  ") is None
     assert decoder().decode("other/topic", b"{}") is None
+
+
+def test_announcement_for_one_satellite() -> None:
+    result = decoder().decode("appliance/ha/announce/living_room", b" Dinner\n is  ready ")
+    assert result == Announcement("Dinner is ready", "living_room")
+
+
+def test_unusable_announcements_are_refused_with_a_log_line(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    just_right = "a" * ANNOUNCEMENT_MAX_CHARS
+    with caplog.at_level(logging.INFO, logger="appliance.bus.commands"):
+        assert decoder().decode("appliance/ha/announce", just_right.encode()) is not None
+        assert not caplog.records
+        assert decoder().decode("appliance/ha/announce", (just_right + "b").encode()) is None
+        assert decoder().decode("appliance/ha/announce", b"x" * 100_000) is None
+        assert decoder().decode("appliance/ha/announce/kitchen", b"\n\t ") is None
+        assert decoder().decode("appliance/ha/announce/a/b", b"hello") is None
+        assert decoder().decode("appliance/ha/announce/", b"hello") is None
+    messages = [r.getMessage() for r in caplog.records]
+    assert len(messages) == 5
+    assert "501 characters, limit 500" in messages[0]
+    assert "100000 bytes" in messages[1]
+    assert "empty announcement for kitchen" in messages[2]
+    assert "'a/b' is not a satellite site name" in messages[3]
