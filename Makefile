@@ -12,7 +12,7 @@ venv: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[node,dev]'
+	$(PY) -m pip install --quiet -e '.[node,satellite,dev]'
 	touch $@
 
 ## Start the node on embedded defaults (own PostgreSQL and MQTT broker) in $(DATA_DIR).
