@@ -19,6 +19,7 @@ import contextlib
 import logging
 import threading
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -217,6 +218,10 @@ class Satellite:
     def _capture(self) -> None:
         loop = self._loop
         assert loop is not None  # noqa: S101 - set by run() before the thread starts
+        # The audio just before the wake fired: openWakeWord fires a few frames after
+        # the phrase, and someone who says "hey jarvis add eggs" in one breath has
+        # already started the command by then.
+        recent: deque[bytes] = deque(maxlen=max(1, self.settings.wake.preroll_ms // 64))
         try:
             while not self._stop_capture.is_set():
                 chunk = self._input.read()
@@ -226,15 +231,7 @@ class Satellite:
                     chunk = self._cleaner.process(chunk)
                 mode = self._mode
                 if mode == "wake":
-                    if self._reset_wake.is_set():
-                        self._reset_wake.clear()
-                        self._detector.reset()
-                    if self.muted or self.playing:
-                        continue
-                    detection = self._detector.process(chunk)
-                    if detection is not None:
-                        self._mode = "stream"  # from now on, the audio belongs to the turn
-                        loop.call_soon_threadsafe(self._woke, detection)
+                    self._listen_for_wake(chunk, recent, loop)
                 elif mode == "stream":
                     if time.monotonic() < self._mic_silent_until:
                         chunk = bytes(len(chunk))
@@ -243,6 +240,27 @@ class Satellite:
             _LOGGER.error("microphone stopped: %s", err)
         finally:
             loop.call_soon_threadsafe(self.input_ended.set)
+
+    def _listen_for_wake(
+        self, chunk: bytes, recent: deque[bytes], loop: asyncio.AbstractEventLoop
+    ) -> None:
+        if self._reset_wake.is_set():
+            self._reset_wake.clear()
+            self._detector.reset()
+            recent.clear()
+        if self.muted or self.playing:
+            recent.clear()
+            return
+        detection = self._detector.process(chunk)
+        recent.append(chunk)
+        if detection is None:
+            return
+        self._mode = "stream"  # from now on, the audio belongs to the turn
+        if self.settings.wake.preroll_ms:
+            for before in recent:
+                loop.call_soon_threadsafe(self._captured, before)
+        recent.clear()
+        loop.call_soon_threadsafe(self._woke, detection)
 
     def _woke(self, detection: Detection) -> None:
         if not self.bus.connected.is_set():

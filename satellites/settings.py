@@ -75,6 +75,14 @@ class WakeSettings(BaseModel):
     refractory_s: float = Field(
         default=2.0, ge=0, description="After a wake, the same model stays quiet this long."
     )
+    preroll_ms: int = Field(
+        default=320,
+        ge=0,
+        le=2_000,
+        description="Audio from just before the wake fired that goes with the command "
+        "(in 64 ms chunks): the model fires a little after the phrase, and a command said "
+        "in one breath ('hey jarvis add eggs') has begun by then. 0: none.",
+    )
     quiet_dbfs: float | None = Field(
         default=-60.0,
         le=0,

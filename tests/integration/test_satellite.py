@@ -282,3 +282,38 @@ async def test_satellite_on_alsa_devices_captures_plays_and_acts(
             for log in logs:
                 log.close()
         assert procs[-1][1].returncode == 0  # a clean exit on SIGTERM
+
+
+async def test_a_command_said_in_one_breath_with_the_wake_word_keeps_its_first_word(
+    voice_node: Node, mosquitto: Mosquitto, tmp_path: Path
+) -> None:
+    # The wake fires a little after "jarvis", when "add" has begun: the satellite's
+    # pre-roll keeps it ("two liters of milk ..." alone is not a command).
+    async def attempt(scale: float) -> None:
+        said = speech.concat(
+            speech.silence(600),
+            speech.piper(
+                "Hey Jarvis add two liters of milk to my shopping list", length_scale=scale
+            ),
+            speech.silence(300),
+        )
+        sat = Satellite(
+            SatelliteSettings(
+                site="kitchen",
+                mqtt={"url": mosquitto.url, "password": USERS["kitchen"]},
+                audio={"chimes": False},
+            ),
+            WavInput(write_wav(tmp_path / f"breath-{scale}.wav", said)),
+            WavOutput(tmp_path / "reply.wav"),
+            once=True,
+        )
+        async with asyncio.timeout(90):
+            turns = await sat.run(asyncio.Event())
+        assert [t.outcome for t in turns] == ["ended"]
+
+    async with ha_client(mosquitto) as ha:
+        await ha.client.subscribe("appliance/receipts", qos=1)
+        receipt = await until_one_add(ha, attempt)
+    assert receipt["items"][0]["name"] == "milk"
+    assert receipt["items"][0]["quantity"] == 2.0
+    assert receipt["items"][0]["unit"] in {"l", "liter", "liters"}
