@@ -153,7 +153,14 @@ async def _run(settings: SatelliteSettings, args: argparse.Namespace) -> int:
         return EXIT_NO_TURN
     turn = turns[-1]
     said = " / ".join(t for t in turn.spoken if t)
-    print(f"turn {turn.session_id}: {turn.outcome}" + (f" - {said}" if said else ""))
+    reason = f" ({turn.reason})" if turn.reason else ""
+    print(f"turn {turn.session_id}: {turn.outcome}{reason}" + (f": {said}" if said else ""))
+    if turn.outcome == "rejected" and turn.reason == "loading":
+        print("satellite: the node is still loading its models; try again shortly",
+              file=sys.stderr)  # fmt: skip
+    elif turn.outcome == "no_answer":
+        print("satellite: no node answered the wake claim (is `appliance run` up, with "
+              "voice on, on this broker and prefix?)", file=sys.stderr)  # fmt: skip
     return EXIT_OK if turn.outcome in {"ended", "stood_down"} else EXIT_NO_TURN
 
 

@@ -29,6 +29,10 @@ FILE_RATE = 16_000
 
 
 class AudioInput(Protocol):
+    hears_output: bool
+    """Whether what the satellite plays can reach this input (a microphone in the
+    room: yes; a file: no). Chimes mute an input that hears them."""
+
     def read(self) -> bytes | None:
         """The next 64 ms chunk (blocking); None once the input has ended."""
 
@@ -115,6 +119,8 @@ def read_wav(path: Path) -> tuple[bytes, int]:
 class WavInput:
     """A WAV file as a microphone: chunks at the pace of speech (or as fast as read),
     then silence for ``tail_s`` so the turn can end, then the end of input."""
+
+    hears_output = False
 
     def __init__(self, path: Path, *, realtime: bool = True, tail_s: float = 30.0) -> None:
         self._pcm, _ = read_wav(path)
@@ -260,6 +266,8 @@ def find_device(pa: Any, wanted: str | int | None, *, output: bool) -> int | Non
 
 class PyAudioInput:
     """A microphone: 16 kHz mono 16-bit, one 64 ms chunk per read."""
+
+    hears_output = True
 
     def __init__(self, device: str | int | None = None) -> None:
         pyaudio = _pyaudio()

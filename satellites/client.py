@@ -25,6 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Literal
 
+import numpy as np
 from pydantic import ValidationError
 
 from appliance import __version__
@@ -55,6 +56,9 @@ _LOGGER = logging.getLogger(__name__)
 
 Outcome = Literal["ended", "stood_down", "rejected", "no_answer", "stopped", "lost", "timeout"]
 _Mode = Literal["wake", "stream", "idle"]
+TALKING_DBFS = -40.0
+"""The audio that woke the satellite is this loud: the command has begun already
+(said in one breath with the wake word), so no wake chime masks it."""
 PLAY_QUEUE_CHUNKS = 4_096
 """Speech chunks held for playback (4 KB each: minutes of speech); beyond, dropped."""
 
@@ -143,6 +147,7 @@ class Satellite:
         # shared with the microphone thread (plain attributes: one writer each)
         self._mode: _Mode = "wake"
         self._mic_silent_until = 0.0
+        self._talking_at_wake = False
         self._reset_wake = threading.Event()
         self._stop_capture = threading.Event()
         # event loop state
@@ -256,6 +261,7 @@ class Satellite:
         if detection is None:
             return
         self._mode = "stream"  # from now on, the audio belongs to the turn
+        self._talking_at_wake = _level_dbfs(chunk) > TALKING_DBFS
         if self.settings.wake.preroll_ms:
             for before in recent:
                 loop.call_soon_threadsafe(self._captured, before)
@@ -287,7 +293,8 @@ class Satellite:
         chimes: list[asyncio.Task[None]] = []
         try:
             async with asyncio.timeout(self.settings.stream.turn_timeout_s):
-                chimes.append(asyncio.create_task(self._chime("wake"), name="wake-chime"))
+                if not self._talking_at_wake:  # a chime now would only mask their words
+                    chimes.append(asyncio.create_task(self._chime("wake"), name="wake-chime"))
                 claim = WakeClaim(
                     session_id=record.session_id,
                     wake_word=detection.name,
@@ -490,7 +497,8 @@ class Satellite:
         if not self.settings.audio.chimes:
             return
         pcm = self._chimes[kind]
-        self._mic_silent_until = time.monotonic() + len(pcm) / 32_000 + 0.05
+        if self._input.hears_output:
+            self._mic_silent_until = time.monotonic() + len(pcm) / 32_000 + 0.05
         loop = asyncio.get_running_loop()
         try:
             await loop.run_in_executor(self._speaker, self._output.start, 16_000, 2, 1)
@@ -616,3 +624,10 @@ class Satellite:
                 self._stop_playback()
             was_connected = connected
             await asyncio.sleep(0.2)
+
+
+def _level_dbfs(pcm: bytes) -> float:
+    samples = np.frombuffer(pcm, dtype=np.int16).astype(np.float64)
+    if not len(samples):
+        return -120.0
+    return float(20 * np.log10(max(np.sqrt(np.mean(samples * samples)), 1e-3) / 32768))

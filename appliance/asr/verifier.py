@@ -20,7 +20,7 @@ import queue
 import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
@@ -61,6 +61,15 @@ class VerifierSettings(BaseModel):
         le=10_000,
         description="Longest wait in finish() for the result after the last chunk; past it "
         "the transcript is rejected as 'timeout'.",
+    )
+    patient_final_ms: int = Field(
+        default=2_500,
+        ge=0,
+        le=10_000,
+        description="While Whisper is still transcribing the same utterance, finish() "
+        "waits for the result up to this long after the last chunk instead of "
+        "max_final_ms: the turn waits for Whisper anyway, so this costs no time (a busy "
+        "CPU made the verifier miss its 400 ms and the turn ask back).",
     )
     max_utterance_s: float = Field(
         default=15.0,
@@ -128,8 +137,9 @@ class Verifier(Protocol):
         """Queue a chunk of 16 kHz 16-bit mono PCM; never blocks."""
         ...
 
-    def finish(self) -> Transcript:
-        """The transcript of the utterance, within ``max_final_ms``."""
+    def finish(self, wait_while: Callable[[], bool] | None = None) -> Transcript:
+        """The transcript of the utterance, within ``max_final_ms`` (or, while
+        ``wait_while()`` holds, within ``patient_final_ms``)."""
         ...
 
     def cancel(self) -> None:
@@ -232,8 +242,10 @@ class StreamingVerifier(ABC):
             raise AsrError("PCM chunks must hold whole 16-bit samples")
         self._jobs.put(("audio", utterance, bytes(pcm)))
 
-    def finish(self) -> Transcript:
-        """The transcript, at most ``max_final_ms`` after this call."""
+    def finish(self, wait_while: Callable[[], bool] | None = None) -> Transcript:
+        """The transcript, at most ``max_final_ms`` after this call; while
+        ``wait_while()`` holds (the other engine is still at work), up to
+        ``patient_final_ms``."""
         asked = time.perf_counter()
         with self._lock:
             utterance, self._utterance = self._utterance, None
@@ -241,6 +253,12 @@ class StreamingVerifier(ABC):
             raise AsrError("finish() before start()")
         self._jobs.put(("end", utterance))
         in_time = utterance.done.wait(self._settings.max_final_ms / 1000)
+        patience = asked + self._settings.patient_final_ms / 1000
+        while not in_time and wait_while is not None and wait_while():
+            left = patience - time.perf_counter()
+            if left <= 0:
+                break
+            in_time = utterance.done.wait(min(0.02, left))
         waited_ms = (time.perf_counter() - asked) * 1000
         if not in_time or utterance.result is None:
             utterance.abort.set()

@@ -170,9 +170,9 @@ class _PooledSession:
     def accept(self, pcm: bytes) -> None:
         self._verifier.accept(pcm)
 
-    def finish(self) -> Any:
+    def finish(self, wait_while: Callable[[], bool] | None = None) -> Any:
         try:
-            return self._verifier.finish()
+            return self._verifier.finish(wait_while)
         finally:
             self._release()
 

@@ -14,6 +14,7 @@ import asyncio
 import collections
 import functools
 import logging
+import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from concurrent.futures import Executor
@@ -50,7 +51,7 @@ class PrimaryEngine(Protocol):
 
 class VerifierSession(Protocol):
     def accept(self, pcm: bytes) -> None: ...
-    def finish(self) -> TranscriptLike: ...
+    def finish(self, wait_while: Callable[[], bool] | None = None) -> TranscriptLike: ...
 
 
 class Endpointer(Protocol):
@@ -336,9 +337,13 @@ class VoiceTurn:
                 {"whisper": "", "verifier": ""}, "none", None, [], "", dict(self.milestones.marks)
             )
         primary_job = asyncio.ensure_future(self._transcribe(self.utterance()))
+        # The verifier may take as long as Whisper does: the gate waits for both.
+        whisper_busy = threading.Event()
+        whisper_busy.set()
+        primary_job.add_done_callback(lambda _: whisper_busy.clear())
         assert self._feeder is not None  # noqa: S101
         await self._feeder
-        verifier_t = await self._finish_verifier()
+        verifier_t = await self._finish_verifier(whisper_busy.is_set)
         if verifier_t is not None:
             self.milestones.mark("verifier_ready")
         primary_t = await primary_job
@@ -391,7 +396,9 @@ class VoiceTurn:
             return None
         return replace(gate, details={**gate.details, "second_opinion": True}), heard.text
 
-    async def _finish_verifier(self) -> TranscriptLike | None:
+    async def _finish_verifier(
+        self, wait_while: Callable[[], bool] | None = None
+    ) -> TranscriptLike | None:
         """The verifier's transcript (once; it also hands the verifier back)."""
         if self._finished:
             return None
@@ -400,7 +407,7 @@ class VoiceTurn:
         if verifier is None:
             return None
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.engines.executor, verifier.finish)
+        return await loop.run_in_executor(self.engines.executor, verifier.finish, wait_while)
 
     async def close(self) -> None:
         """Release what the turn holds, whatever state it is in."""

@@ -176,3 +176,29 @@ def test_engine_choice(tmp_path: Path) -> None:
         create_verifier("pt", installed, build_grammar("pt"))
     with pytest.raises(AsrError):
         create_verifier("en", settings, build_grammar("pt"))
+
+
+def test_finish_waits_longer_while_the_other_engine_is_still_at_work() -> None:
+    engine = FakeEngine(
+        VerifierSettings(max_final_ms=200, patient_final_ms=2_000, max_utterance_s=5.0)
+    )
+    try:
+        engine.delay = 0.1  # decoding 1 s of audio takes about 1 s
+        engine.start()
+        engine.accept(b"\x00\x00" * 16000)
+        started = time.perf_counter()
+        transcript = engine.finish(wait_while=lambda: True)  # Whisper still busy
+        waited = time.perf_counter() - started
+        assert transcript.text == "32000 bytes"
+        assert 0.5 < waited < 1.9
+        # Whisper done after 300 ms: the verifier gets no more than that
+        engine.start()
+        engine.accept(b"\x00\x00" * 16000)
+        started = time.perf_counter()
+        deadline = started + 0.3
+        transcript = engine.finish(wait_while=lambda: time.perf_counter() < deadline)
+        waited = time.perf_counter() - started
+        assert transcript.rejected == REJECT_TIMEOUT
+        assert 0.29 < waited < 0.45
+    finally:
+        engine.close()
