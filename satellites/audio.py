@@ -153,6 +153,9 @@ class WavOutput:
     """Everything played, one after another, in one 16 kHz mono WAV file."""
 
     def __init__(self, path: Path) -> None:
+        if not path.parent.is_dir():
+            msg = f"cannot write {path}: no directory {path.parent}"
+            raise AudioError(msg)
         self._path = path
         self._format = (SAMPLE_RATE, 2, 1)
         self._pending: list[bytes] = []

@@ -200,6 +200,13 @@ def test_cli_input_file_that_does_not_exist() -> None:
     assert "cannot read /nonexistent/command.wav" in result.stderr
 
 
+def test_cli_output_into_a_missing_directory(tmp_path: Path) -> None:
+    wav = write_wav(tmp_path / "in.wav", speech.silence(500))
+    result = run_cli("--input", str(wav), "--output", "/nonexistent/dir/reply.wav")
+    assert result.returncode == 3
+    assert "no directory /nonexistent/dir" in result.stderr
+
+
 def test_cli_lists_sound_devices_including_the_alsa_test_devices(tmp_path: Path) -> None:
     devices = AlsaFileDevices(tmp_path / "home")
     devices.feed(b"", then_silence_s=10)  # probing opens the microphone's FIFO
