@@ -29,7 +29,9 @@ thread-safe. ``reset()`` reuses the loaded model for the next session.
 
 from __future__ import annotations
 
+import collections
 import logging
+import math
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -93,6 +95,16 @@ class VadSettings(BaseModel):
         description="Trailing silence kept after the last speech frame (at most "
         "trailing_silence_ms).",
     )
+    relative_silence_db: float | None = Field(
+        default=8.0,
+        gt=0,
+        le=60,
+        description="In a noisy room (its quietest moments within 25 dB of the speaker), "
+        "audio this many dB below the speaker's level (the last 320 ms, against the louder "
+        "speech frames) counts as silence even when Silero hears voice in it (babble, a TV "
+        "across the room), so the end of a command said near the microphone is found. "
+        "None: Silero alone decides.",
+    )
     pause_ms: int = Field(
         default=300,
         ge=32,
@@ -106,6 +118,29 @@ class VadSettings(BaseModel):
         if self.min_speech_ms >= self.max_utterance_ms:
             raise ValueError("min_speech_ms must be shorter than max_utterance_ms")
         return self
+
+
+SPEECH_LEVEL_FRAMES = 64
+"""Speech frames (32 ms) the speaker's level is taken over: about two seconds."""
+MIN_LEVEL_FRAMES = 8
+"""Speech frames needed before the level is trusted (a quarter of a second)."""
+NOISY_ROOM_DB = 25.0
+"""The relative level applies only where the room's quietest moments are within this
+of the speaker's level: in a quiet room Silero finds the end by itself, and a sentence's
+quieter last word would otherwise cost the early transcription."""
+RELATIVE_TAIL_MS = 400
+"""Extra audio kept after a silence that began only relative to the speaker: the last
+word of a sentence is often quieter (by 6-10 dB) than the rest, and must not be cut."""
+SMOOTHING_FRAMES = 10
+"""The level compared with the speaker's is the mean power of the last 320 ms: babble's
+syllables come and go, a pause after the command lasts."""
+"""Speech frames needed before the level is trusted (a quarter of a second)."""
+
+
+def _level_db(frame: bytes) -> float:
+    samples = np.frombuffer(frame, dtype="<i2").astype(np.float64)
+    power = float(np.mean(samples * samples)) if len(samples) else 0.0
+    return 10 * math.log10(max(power, 1.0))
 
 
 @dataclass(frozen=True)
@@ -186,6 +221,12 @@ class Endpointer:
         self._paused_at: int | None = None  # silence run already reported as a pause
         self._result: Event | None = None
         self.max_probability = 0.0
+        self._levels: collections.deque[float] = collections.deque(maxlen=SPEECH_LEVEL_FRAMES)
+        self._speech_level: float | None = None
+        self._relative_only = False  # the last frame was quiet only relative to the speaker
+        self._run_relative = False  # the current silence run began with such a frame
+        self._floor = math.inf  # the quietest 320 ms of the room so far (dB)
+        self._recent_power: collections.deque[float] = collections.deque(maxlen=SMOOTHING_FRAMES)
 
     # -- state ---------------------------------------------------------------------------
 
@@ -223,7 +264,8 @@ class Endpointer:
             frame = bytes(self._pending[offset : offset + FRAME_BYTES])
             offset += FRAME_BYTES
             self._audio += frame
-            events.extend(self._step(self._score(frame)))
+            probability = self._score(frame)
+            events.extend(self._step(self._relative(probability, frame)))
         del self._pending[:offset]
         if self._result is not None:
             self._pending.clear()
@@ -254,7 +296,9 @@ class Endpointer:
         if not self._confirmed or self._silence_start is None:
             return b""
         # the same end as _end_utterance(self._silence_start) would set
-        end = min(self._frames * FRAME_BYTES, self._silence_start * FRAME_BYTES + self._post_roll)
+        end = min(
+            self._frames * FRAME_BYTES, self._silence_start * FRAME_BYTES + self._tail_bytes()
+        )
         return self._audio_until(end)
 
     def _audio_until(self, end_byte: int) -> bytes:
@@ -269,6 +313,34 @@ class Endpointer:
         samples = np.frombuffer(frame, dtype="<i2").astype(np.float32) / np.float32(32768.0)
         probability = float(self._model.process(memoryview(samples.data)))
         self.max_probability = max(self.max_probability, probability)
+        return probability
+
+    def _relative(self, probability: float, frame: bytes) -> float:
+        self._relative_only = False
+        """Silero's probability, as 0 when the frame is far below the speaker's level.
+
+        The level is the 75th percentile of the last ~2 s of speech frames' levels (dB);
+        frames within the threshold of it feed it."""
+        if self.settings.relative_silence_db is None:
+            return probability
+        level = _level_db(frame)
+        self._recent_power.append(10 ** (level / 10))
+        smoothed = 10 * math.log10(sum(self._recent_power) / len(self._recent_power))
+        if len(self._recent_power) == SMOOTHING_FRAMES:
+            self._floor = min(self._floor, smoothed)
+        speaker = self._speech_level
+        noisy_room = speaker is not None and speaker - self._floor < NOISY_ROOM_DB
+        if (
+            noisy_room
+            and speaker is not None
+            and smoothed < speaker - self.settings.relative_silence_db
+        ):
+            self._relative_only = probability >= self._neg_threshold
+            return 0.0
+        if probability >= self.settings.threshold:
+            self._levels.append(level)
+            if len(self._levels) >= MIN_LEVEL_FRAMES:
+                self._speech_level = float(np.percentile(self._levels, 75))
         return probability
 
     def _step(self, probability: float) -> list[Event]:
@@ -297,12 +369,15 @@ class Endpointer:
                 self._voiced = 0
             self._voiced += 1
             self._silence_start = None
+            self._run_relative = False
         elif (
             probability < self._neg_threshold
             and self._onset is not None
             and self._silence_start is None
         ):
             self._silence_start = index
+            # begun while Silero still heard voice: perhaps only a quieter word
+            self._run_relative = self._relative_only
 
     def _check_candidate(self, now: float) -> list[Event]:
         """Confirm a burst as speech, or drop it once it went quiet too soon."""
@@ -330,7 +405,7 @@ class Endpointer:
             self._result = SpeechEnded(now, "max_length")
         elif (
             self._silence_start is not None
-            and silence >= self._pause_ms
+            and silence >= self._pause_ms + (RELATIVE_TAIL_MS if self._run_relative else 0)
             and self._paused_at != self._silence_start
         ):
             self._paused_at = self._silence_start
@@ -349,8 +424,13 @@ class Endpointer:
     def _end_utterance(self, end_frame: int) -> None:
         end = end_frame * FRAME_BYTES
         if end_frame < self._frames:  # ended by silence: keep some of it
-            end = min(self._frames * FRAME_BYTES, end + self._post_roll)
+            end = min(self._frames * FRAME_BYTES, end + self._tail_bytes())
         self._end_byte = end
+
+    def _tail_bytes(self) -> int:
+        """Post-roll; more when the silence began only relative to the speaker (the
+        last word may just have been quieter)."""
+        return self._post_roll + (_ms_to_bytes(RELATIVE_TAIL_MS) if self._run_relative else 0)
 
     def _trim(self) -> None:
         """Forget audio that can no longer be part of the utterance."""

@@ -124,21 +124,27 @@ def test_command_then_silence_ends_in_time(model: FrameScorer, text: str, voice:
     assert ended.reason == "silence"
     assert abs(started.at_ms - (1000 + start)) <= 3 * FRAME_MS
     # ended one trailing silence after the last sound: Silero's own tail plus our frame
-    # granularity add at most two frames
+    # granularity add at most three frames. A last word well below the speaker's level
+    # ("... list" at the end of a sentence) may start the silence a little earlier; the
+    # utterance then keeps more after it (checked below: it holds the whole command).
     lag = ended.at_ms - (1000 + end)
-    assert 700 - FRAME_MS <= lag <= 700 + 2 * FRAME_MS, lag
+    assert 700 - 400 <= lag <= 700 + 3 * FRAME_MS, lag
+    tail = 300 + (400 if lag < 700 - FRAME_MS else 0)
     assert ended.speech_end_ms == pytest.approx(ended.at_ms - 700, abs=FRAME_MS)
-    # the last pause is the one that became the end: 300 ms into the same silence
-    assert pauses
-    assert pauses[-1].silence_from_ms == ended.speech_end_ms
-    assert pauses[-1].at_ms == pytest.approx(pauses[-1].silence_from_ms + 300, abs=FRAME_MS)
+    # the last pause is the one that became the end: 300 ms into the same silence (a
+    # silence that began relative to the speaker offers no pause: the utterance with its
+    # longer tail is not there before the end)
+    if tail == 300:
+        assert pauses
+        assert pauses[-1].silence_from_ms == ended.speech_end_ms
+        assert pauses[-1].at_ms == pytest.approx(pauses[-1].silence_from_ms + 300, abs=FRAME_MS)
     assert ep.done
     assert ep.result == ended
     # utterance = pre-roll + speech + post-roll, and it holds the whole command
     utterance = ep.utterance()
     seconds = len(utterance) / 32_000
     assert seconds * 1000 == pytest.approx(
-        (ended.at_ms - 700) - started.at_ms + 300 + 300, abs=2 * FRAME_MS
+        (ended.at_ms - 700) - started.at_ms + 300 + tail, abs=2 * FRAME_MS
     )
     u_start, u_end = speech_bounds_ms(utterance)
     assert u_start >= 250  # the pre-roll is there
@@ -164,10 +170,17 @@ def test_a_pause_offers_the_utterance_so_far(model: FrameScorer) -> None:
     kinds = [type(e) for e in events]
     assert kinds[0] is SpeechStarted
     assert kinds[-1] is SpeechEnded
-    assert kinds.count(SpeechPaused) >= 2  # one in the gap, one at the end
-    assert len(offered) == kinds.count(SpeechPaused)
+    # one in the gap, and one at the end unless the sentence's last word was quieter
+    # than the speaker's level (then the end comes without an offer)
+    pauses = [e for e in events if isinstance(e, SpeechPaused)]
+    ended = events[-1]
+    assert isinstance(ended, SpeechEnded)
+    at_end = pauses[-1].silence_from_ms == ended.speech_end_ms
+    assert len(pauses) >= (2 if at_end else 1)
+    assert len(offered) == len(pauses)
     final = ep.utterance()
-    assert offered[-1] == final
+    if at_end:
+        assert offered[-1] == final
     assert len(offered[0]) < len(final) - 32 * 1500  # the gap's offer stops at "milk"
     assert final.startswith(offered[0][: len(offered[0]) - 32 * 300])
     # no pause is offered while speaking, or after the end
@@ -272,6 +285,52 @@ def test_speech_in_white_noise(model: FrameScorer, snr_db: float) -> None:
     ended = events[-1]
     assert isinstance(ended, SpeechEnded)
     assert ended.reason == "silence"
+
+
+@pytest.mark.parametrize(
+    ("text", "voice"),
+    [(COMMAND, "piper"), ("what's on my agenda tomorrow", "en-us"), ("add eggs", "en-us+f3")],
+)
+@pytest.mark.parametrize("snr_db", [12, 15])
+def test_a_command_in_babble_ends_when_the_speaker_stops(
+    model: FrameScorer, text: str, voice: str, snr_db: float
+) -> None:
+    # Silero hears the babble as voice and never finds the end; the speaker near the
+    # microphone is louder than the room, and the drop after the command is the end.
+    said = sp.piper(text) if voice == "piper" else sp.espeak(text, voice=voice)
+    audio = sp.add_babble(sp.pad(said, 400, 4000), snr_db)
+    events = run(Endpointer(VadSettings(), model), audio)
+    assert kinds(events) == [SpeechStarted, SpeechEnded]
+    ended = events[-1]
+    assert isinstance(ended, SpeechEnded)
+    assert ended.reason == "silence"
+    assert ended.speech_end_ms is not None
+    spoken_until = 400 + len(said) / 32
+    assert spoken_until - 600 < ended.speech_end_ms < spoken_until + 500
+
+
+def test_silero_alone_rarely_finds_the_end_in_babble(model: FrameScorer) -> None:
+    # the case the relative level is for: at 10 dB, Silero hears the room as speech
+    ended = 0
+    texts = (COMMAND, "what's on my agenda tomorrow", "remove the bread from my list")
+    for text in texts:
+        audio = sp.add_babble(sp.pad(sp.espeak(text, voice="en-us"), 400, 4000), 10)
+        alone = run(Endpointer(VadSettings(relative_silence_db=None), model), audio)
+        ended += any(isinstance(e, SpeechEnded) and e.reason == "silence" for e in alone)
+        ours = run(Endpointer(VadSettings(), model), audio)
+        assert isinstance(ours[-1], SpeechEnded)
+        assert ours[-1].reason == "silence"
+    assert ended <= 1
+
+
+def test_the_relative_level_leaves_clean_speech_alone(model: FrameScorer) -> None:
+    for said in (sp.piper(COMMAND), sp.espeak("add eggs to the shopping list", voice="en-gb")):
+        audio = sp.pad(said, 400, 2000)
+        with_level = run(Endpointer(VadSettings(), model), audio)[-1]
+        silero_only = run(Endpointer(VadSettings(relative_silence_db=None), model), audio)[-1]
+        assert isinstance(with_level, SpeechEnded)
+        assert isinstance(silero_only, SpeechEnded)
+        assert with_level.speech_end_ms == pytest.approx(silero_only.speech_end_ms, abs=100)
 
 
 def test_stream_end_closes_the_session(model: FrameScorer) -> None:
