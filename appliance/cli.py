@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from appliance import __version__
 from appliance.errors import ApplianceError
 from appliance.logs import setup_logging
+from appliance.memory.cli import add_memory_commands, run_memory_command
 from appliance.models.cli import add_models_commands, run_models_command
 from appliance.settings import Settings, load_settings, redacted
 
@@ -61,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--realtime", action="store_true", help="feed audio at the speed it was spoken"
     )
     add_models_commands(commands)
+    add_memory_commands(commands)
     return parser
 
 
@@ -78,6 +80,8 @@ def main(argv: list[str] | None = None) -> int:
     setup_logging(settings.log_level, settings.data_dir if command == "run" else None)
     if command == "models":
         return run_models_command(args, settings.data_dir)
+    if command == "memory":
+        return run_memory_command(args, settings)
     try:
         if command == "run":
             return asyncio.run(_run(settings))

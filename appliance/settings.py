@@ -27,6 +27,7 @@ from appliance.asr.verifier import VerifierSettings
 from appliance.asr.whisper import WhisperSettings
 from appliance.audio.vad import VadSettings
 from appliance.llm.settings import LlmSettings
+from appliance.memory.settings import MemorySettings
 from appliance.tts.settings import TtsSettings
 from appliance.voice.settings import VoiceSettings
 
@@ -191,6 +192,7 @@ class Settings(BaseSettings):
     verifier: VerifierSettings = Field(default_factory=VerifierSettings)
     llm: LlmSettings = Field(default_factory=LlmSettings)
     tts: TtsSettings = Field(default_factory=TtsSettings)
+    memory: MemorySettings = Field(default_factory=MemorySettings)
 
     @field_validator("timezone")
     @classmethod
