@@ -26,6 +26,8 @@ from appliance.bus.state import StatePublisher
 from appliance.errors import ApplianceError, BusError
 from appliance.ha.discovery import DeviceInfo
 from appliance.ha.publisher import DiscoveryPublisher
+from appliance.memory.embedder import Embeddings
+from appliance.memory.purchases import PurchaseMemories
 from appliance.protocol.topics import HA_STATUS_TOPIC, ONLINE, Topics
 from appliance.protocol.voice import SiteTopics, satellite_filter
 from appliance.settings import Settings
@@ -95,6 +97,7 @@ class Node:
         self.satellites = SatelliteRegistry(self.topics.prefix, on_info=self._satellite_changed)
         self.discovery: DiscoveryPublisher | None = None
         self.announcer: Announcer | None = None
+        self.purchases: PurchaseMemories | None = None
 
     # --- wiring -------------------------------------------------------------------
     def _bus_config(self, host: str, port: int, tls: bool) -> BusConfig:
@@ -259,6 +262,7 @@ class Node:
             group.create_task(self._watchdog(stop), name="watchdog")
             if engines is not None:
                 group.create_task(self._voice_ready(engines), name="voice-models")
+            memory = group.create_task(self._memory_ready(db), name="memory")
             await self._announce_ready(bus, stop)
             await stop.wait()
             sdnotify.notify("STOPPING=1")
@@ -269,10 +273,46 @@ class Node:
                     async with asyncio.timeout(DRAIN_SECONDS):
                         while await outbox.drain_once():
                             pass
-            await self.announcer.close()
-            if self.voice is not None:
-                await self.voice.close()
+            await self._close_parts(memory)
             bus_stop.set()
+
+    async def _memory_ready(self, db: Database) -> Embeddings | None:
+        """Load the embedder (off the loop) and start keeping purchases as memories;
+        on failure the node goes on without memory."""
+        from appliance.memory.embedder import open_embeddings
+        from appliance.memory.purchases import PurchaseMemories
+        from appliance.memory.store import MemoryStore
+
+        try:
+            embeddings = await open_embeddings(self.settings.memory)
+        except ApplianceError as err:
+            _LOGGER.error("memory off: the embedder did not load: %s", err)
+            return None
+        store = MemoryStore(db, embeddings, self.settings.memory)
+        self.purchases = PurchaseMemories(
+            store, language=self.settings.language, timezone=self.settings.tz
+        )
+        if self.service is not None:
+            self.service.on_receipts(self.purchases)
+        return embeddings
+
+    async def _close_parts(self, memory: asyncio.Task[Embeddings | None]) -> None:
+        if self.announcer is not None:
+            await self.announcer.close()
+        if self.voice is not None:
+            await self.voice.close()
+        await self._memory_close(memory)
+
+    async def _memory_close(self, memory: asyncio.Task[Embeddings | None]) -> None:
+        if not memory.done():
+            memory.cancel()
+            await asyncio.gather(memory, return_exceptions=True)
+            return
+        if self.purchases is not None:
+            await self.purchases.close()
+        embeddings = memory.result()
+        if embeddings is not None:
+            await embeddings.aclose()
 
     async def _voice_ready(self, engines: asyncio.Task[Engines]) -> None:
         try:

@@ -81,7 +81,13 @@ class ActionService:
         self._settings = settings
         self._topics = topics
         self._on_commit = on_commit or (lambda _domains: None)
+        self._receipt_listeners: list[Callable[[Sequence[Receipt]], None]] = []
         self._ids: dict[str, _Ids] = {}
+
+    def on_receipts(self, listener: Callable[[Sequence[Receipt]], None]) -> None:
+        """Call ``listener`` (on the event loop, must not block) with the receipts of
+        every committed batch: what changed, after it changed."""
+        self._receipt_listeners.append(listener)
 
     async def _resolve(self, user: str) -> _Ids:
         """Ids of a user, created on first use in the default household (own transaction)."""
@@ -139,6 +145,9 @@ class ActionService:
                 if r.receipt.status == "success" and r.receipt.action and not r.receipt.duplicate
             }
         )
+        receipts = [r.receipt for r in results]
+        for listener in self._receipt_listeners:
+            listener(receipts)
         return results
 
     async def _transaction(self, requests: Sequence[Request], ids: dict[str, _Ids]) -> list[Result]:
