@@ -44,7 +44,16 @@ class Database:
         try:
             await self.pool.open(wait=True, timeout=self._settings.connect_timeout * 2)
             async with self.pool.connection() as conn:
-                applied = await migrate(conn)
+                try:
+                    applied = await migrate(conn)
+                except psycopg.OperationalError:
+                    raise
+                except psycopg.Error as err:  # reachable, but a migration was refused
+                    hint = getattr(err.diag, "message_hint", None)
+                    msg = f"database migration failed: {_describe(err)}" + (
+                        f" ({hint})" if hint else ""
+                    )
+                    raise StoreError(msg) from err
         except (psycopg.Error, PoolTimeout) as err:
             msg = f"database not reachable: {_describe(err)}"
             raise StoreUnavailableError(msg) from err

@@ -133,8 +133,11 @@ async def test_a_non_superuser_owner_needs_the_role_and_is_bound_by_rls(
     try:
         # appliance_memory exists (the template's migration made it) but is not ours.
         db = Database(url, Settings().db)
-        with pytest.raises(StoreError, match="appliance_memory"):
+        with pytest.raises(StoreError, match="appliance_memory") as refused:
             await db.open()
+        # reachable, but the migration was refused: said so, with the hint
+        assert "migration failed" in str(refused.value)
+        assert "GRANT appliance_memory TO" in str(refused.value)
         await db.close()
         with psycopg.connect(admin, autocommit=True) as conn:
             conn.execute(f"GRANT appliance_memory TO {owner}")  # what the hint says
