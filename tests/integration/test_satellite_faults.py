@@ -210,8 +210,10 @@ async def test_stop_from_home_assistant_cuts_the_answer_and_tells_the_node(
 async def test_listen_opens_the_microphone_again_in_the_same_session(
     mosquitto: Mosquitto, tmp_path: Path
 ) -> None:
+    # No speech for 2.5 s ends a stream: long enough for the command after the wake
+    # (said 0.6 s after it) on a busy machine, short enough for the silence after.
     sat = make_satellite(
-        mosquitto, command_wav(tmp_path / "in.wav"), tmp_path / "out.wav", no_speech_timeout_s=1.0
+        mosquitto, command_wav(tmp_path / "in.wav"), tmp_path / "out.wav", no_speech_timeout_s=2.5
     )
     async with scripted_node(mosquitto) as node:
         run = asyncio.create_task(sat.run(asyncio.Event()))
@@ -225,8 +227,9 @@ async def test_listen_opens_the_microphone_again_in_the_same_session(
         await node.control(Control(type="listen", session_id=sid))
         # silence only: the satellite ends this stream after its no-speech timeout
         await node.wait_for(lambda: len(node.ends) == 2, timeout=15)
+        assert node.ends[0].reason == "vad"
         assert node.ends[1].reason == "timeout"
-        assert node.audio_after_listen >= 32_000 * 0.9
+        assert node.audio_after_listen >= 32_000 * 2.5 * 0.9
         await node.control(Control(type="end", session_id=sid))
         async with asyncio.timeout(20):
             turns = await run
