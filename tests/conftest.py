@@ -8,6 +8,7 @@ file and the shipped ACL, on a free port.
 from __future__ import annotations
 
 import asyncio
+import logging
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -24,6 +25,23 @@ from appliance.voice.turn import Engines
 from tests.support.mosquitto import USERS, Mosquitto
 
 TEMPLATE = "appliance_template"
+
+
+@pytest.fixture(autouse=True)
+def _no_stale_log_handlers() -> Iterator[None]:
+    """A command run in-process (``cli.main``) sets up logging on the stderr of that
+    test; later tests must not log into that closed stream."""
+    from appliance.logs import FORMAT
+
+    level = logging.getLogger().level
+    yield
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        formatter = handler.formatter
+        if formatter is not None and formatter._fmt == FORMAT:
+            root.removeHandler(handler)
+            handler.close()
+    root.setLevel(level)
 
 
 @pytest.fixture(scope="session")
