@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import io
 import logging
 import threading
 import time
@@ -19,13 +20,13 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from appliance.audio import AudioError as NodeAudioError
+from appliance.audio import pcm as pcm_io
 from appliance.protocol.voice import CHUNK_BYTES, SAMPLE_RATE, SAMPLE_WIDTH
 from satellites.errors import AudioError
 
 _LOGGER = logging.getLogger(__name__)
 CHUNK_SAMPLES = CHUNK_BYTES // SAMPLE_WIDTH
-FILE_RATE = 16_000
-"""Sample rate of a ``--output`` WAV: everything played is resampled to it."""
 
 
 class AudioInput(Protocol):
@@ -64,33 +65,6 @@ def scale(pcm: bytes, volume: int) -> bytes:
     return samples.astype(np.int16).tobytes()
 
 
-def to_mono16(pcm: bytes, width: int, channels: int) -> np.ndarray:
-    """Samples as int16 mono (8- and 32-bit input converted, channels averaged)."""
-    if width == 2:
-        samples = np.frombuffer(pcm, dtype=np.int16).astype(np.float32)
-    elif width == 1:
-        samples = (np.frombuffer(pcm, dtype=np.uint8).astype(np.float32) - 128) * 256
-    elif width == 4:
-        samples = np.frombuffer(pcm, dtype=np.int32).astype(np.float32) / np.float32(65536)
-    else:
-        msg = f"unsupported sample width {width}"
-        raise AudioError(msg)
-    if channels > 1:
-        samples = samples[: len(samples) - len(samples) % channels].reshape(-1, channels)
-        samples = samples.mean(axis=1)
-    return np.clip(samples, -32768, 32767).astype(np.int16)
-
-
-def resample(samples: np.ndarray, rate: int, target: int) -> np.ndarray:
-    """Linear resampling: good enough for speech and chimes."""
-    if rate == target or not len(samples):
-        return samples
-    count = round(len(samples) * target / rate)
-    positions = np.linspace(0, len(samples) - 1, count)
-    resampled: np.ndarray = np.interp(positions, np.arange(len(samples)), samples)
-    return resampled.astype(np.int16)
-
-
 def chime(kind: str) -> bytes:
     """A built-in 16 kHz chime: two rising notes at the wake, two falling at the end."""
     notes = (880.0, 1320.0) if kind == "wake" else (1320.0, 880.0)
@@ -102,17 +76,13 @@ def chime(kind: str) -> bytes:
     return (np.concatenate(parts) * 32767).astype(np.int16).tobytes()
 
 
-def read_wav(path: Path) -> tuple[bytes, int]:
-    """A WAV file as 16 kHz 16-bit mono PCM, and its original rate."""
+def read_wav(path: Path) -> bytes:
+    """Any WAV file as 16 kHz 16-bit mono PCM (``appliance.audio.pcm`` converts it)."""
     try:
-        with wave.open(str(path), "rb") as wav:
-            rate, width, channels = wav.getframerate(), wav.getsampwidth(), wav.getnchannels()
-            frames = wav.readframes(wav.getnframes())
-    except (OSError, EOFError, wave.Error) as err:
+        return pcm_io.read_wav(path)
+    except NodeAudioError as err:
         msg = f"cannot read {path}: {err}"
         raise AudioError(msg) from err
-    samples = resample(to_mono16(frames, width, channels), rate, SAMPLE_RATE)
-    return samples.tobytes(), rate
 
 
 # --- WAV files ---------------------------------------------------------------------
@@ -123,7 +93,7 @@ class WavInput:
     hears_output = False
 
     def __init__(self, path: Path, *, realtime: bool = True, tail_s: float = 30.0) -> None:
-        self._pcm, _ = read_wav(path)
+        self._pcm = read_wav(path)
         self._realtime = realtime
         self._tail = int(tail_s * SAMPLE_RATE) * SAMPLE_WIDTH
         self._offset = 0
@@ -159,7 +129,7 @@ class WavOutput:
         self._path = path
         self._format = (SAMPLE_RATE, 2, 1)
         self._pending: list[bytes] = []
-        self._samples: list[np.ndarray] = []
+        self._played: list[bytes] = []  # 16 kHz mono, one per sound
         self._lock = threading.Lock()
         self._aborted = False
 
@@ -177,8 +147,13 @@ class WavOutput:
     def finish(self) -> None:
         with self._lock:
             rate, width, channels = self._format
-            samples = to_mono16(b"".join(self._pending), width, channels)
-            self._samples.append(resample(samples, rate, FILE_RATE))
+            sound = io.BytesIO()
+            with wave.open(sound, "wb") as wav:  # raw PCM as a WAV, for the one converter
+                wav.setnchannels(channels)
+                wav.setsampwidth(width)
+                wav.setframerate(rate)
+                wav.writeframes(b"".join(self._pending))
+            self._played.append(pcm_io.decode_wav(sound.getvalue()))
             self._pending = []
             self._save()
 
@@ -188,11 +163,7 @@ class WavOutput:
             self._pending = []
 
     def _save(self) -> None:
-        with wave.open(str(self._path), "wb") as wav:
-            wav.setnchannels(1)
-            wav.setsampwidth(2)
-            wav.setframerate(FILE_RATE)
-            wav.writeframes(b"".join(s.tobytes() for s in self._samples))
+        pcm_io.write_wav(self._path, b"".join(self._played), SAMPLE_RATE)
 
     def close(self) -> None:
         with self._lock:

@@ -25,10 +25,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Literal
 
-import numpy as np
 from pydantic import ValidationError
 
 from appliance import __version__
+from appliance.audio.pcm import rms_dbfs
 from appliance.bus.mqtt import Bus, BusConfig
 from appliance.errors import BusError
 from appliance.protocol.voice import (
@@ -114,8 +114,8 @@ class Satellite:
             else None
         )
         self._chimes = {
-            "wake": read_wav(audio.wake_chime)[0] if audio.wake_chime else chime("wake"),
-            "done": read_wav(audio.done_chime)[0] if audio.done_chime else chime("done"),
+            "wake": read_wav(audio.wake_chime) if audio.wake_chime else chime("wake"),
+            "done": read_wav(audio.done_chime) if audio.done_chime else chime("done"),
         }
         host, port, tls = BusConfig.parse_url(settings.mqtt.url)
         base = self.topics.base
@@ -261,7 +261,7 @@ class Satellite:
         if detection is None:
             return
         self._mode = "stream"  # from now on, the audio belongs to the turn
-        self._talking_at_wake = _level_dbfs(chunk) > TALKING_DBFS
+        self._talking_at_wake = rms_dbfs(chunk) > TALKING_DBFS
         if self.settings.wake.preroll_ms:
             for before in recent:
                 loop.call_soon_threadsafe(self._captured, before)
@@ -624,10 +624,3 @@ class Satellite:
                 self._stop_playback()
             was_connected = connected
             await asyncio.sleep(0.2)
-
-
-def _level_dbfs(pcm: bytes) -> float:
-    samples = np.frombuffer(pcm, dtype=np.int16).astype(np.float64)
-    if not len(samples):
-        return -120.0
-    return float(20 * np.log10(max(np.sqrt(np.mean(samples * samples)), 1e-3) / 32768))

@@ -14,10 +14,11 @@ import numpy as np
 import pytest
 
 from appliance.asr.base import Hints
+from appliance.audio.pcm import from_float32, resample, to_float32
 from appliance.node import Node
 from appliance.protocol.voice import SatelliteInfo, SatelliteState, SiteTopics
 from appliance.voice.turn import Engines
-from satellites.audio import WavInput, WavOutput, read_wav, resample
+from satellites.audio import WavInput, WavOutput, read_wav
 from satellites.client import Satellite
 from satellites.settings import SatelliteSettings
 from tests.support import speech
@@ -129,8 +130,9 @@ async def test_wav_satellite_adds_eggs_and_writes_the_spoken_reply(
         assert [i["name"] for i in receipt["items"]] == ["eggs"]
         assert receipt["source"]["site"] == "kitchen"
     assert "ended" in outputs[-1]
-    pcm, rate = read_wav(reply)
-    assert rate == 16_000
+    with wave.open(str(reply), "rb") as written:
+        assert written.getframerate() == 16_000
+    pcm = read_wav(reply)
     assert len(pcm) > 16_000 * 2 * 0.5, "the reply is shorter than half a second"
     heard = voice_engines.primary.transcribe(pcm, Hints(lang="en")).text
     assert "egg" in heard.lower(), heard
@@ -269,7 +271,7 @@ async def test_satellite_on_alsa_devices_captures_plays_and_acts(
             played = np.frombuffer(devices.played(), dtype=np.int16)
             rate = voice_engines.speaker.sample_rate_for("en")
             assert len(played) > rate * 0.5
-            pcm16 = resample(played, rate, 16_000).tobytes()
+            pcm16 = from_float32(resample(to_float32(played.tobytes()), rate, 16_000))
             heard = voice_engines.primary.transcribe(pcm16, Hints(lang="en")).text
             assert "butter" in heard.lower(), heard
         finally:

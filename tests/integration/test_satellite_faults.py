@@ -157,7 +157,7 @@ async def test_a_turn_streams_after_the_wake_ends_by_itself_and_plays_the_answer
         async with asyncio.timeout(20):
             turns = await run
     assert [t.outcome for t in turns] == ["ended"]
-    written, _ = read_wav(out)
+    written = read_wav(out)
     assert abs(len(written) - len(reply)) <= 4  # all of it, nothing else (chimes off)
 
 
@@ -203,7 +203,7 @@ async def test_stop_from_home_assistant_cuts_the_answer_and_tells_the_node(
             turns = await run
     assert turns[0].outcome == "stopped"
     assert not any(e.type == "played" for e in node.events)
-    written, _ = read_wav(out)
+    written = read_wav(out)
     assert written == b""  # the cut answer was not played
 
 
