@@ -16,18 +16,14 @@ from typing import Any, ClassVar, Literal
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
-from pydantic_settings import (
-    BaseSettings,
-    PydanticBaseSettingsSource,
-    SettingsConfigDict,
-    TomlConfigSettingsSource,
-)
+from pydantic_settings import SettingsConfigDict
 
 from appliance.asr.verifier import VerifierSettings
 from appliance.asr.whisper import WhisperSettings
 from appliance.audio.vad import VadSettings
 from appliance.llm.settings import LlmSettings
 from appliance.memory.settings import MemorySettings
+from appliance.settings_sources import TomlSettings
 from appliance.tts.settings import TtsSettings
 from appliance.voice.settings import VoiceSettings
 
@@ -149,7 +145,7 @@ class ActionSettings(BaseModel):
     )
 
 
-class Settings(BaseSettings):
+class Settings(TomlSettings):
     """Root of the node's settings."""
 
     model_config = SettingsConfigDict(
@@ -158,7 +154,7 @@ class Settings(BaseSettings):
         extra="forbid",
         validate_default=True,
     )
-    config_file: ClassVar[Path | None] = None
+    config_env: ClassVar[str] = CONFIG_ENV
 
     data_dir: Path = Field(
         default_factory=_default_data_dir,
@@ -208,35 +204,10 @@ class Settings(BaseSettings):
     def tz(self) -> zoneinfo.ZoneInfo:
         return zoneinfo.ZoneInfo(self.timezone)
 
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
-        path = cls.config_file or (
-            Path(os.environ[CONFIG_ENV]) if os.environ.get(CONFIG_ENV) else None
-        )
-        if path is not None:
-            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=path))
-        return tuple(sources)
-
 
 def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings:
     """Build the settings from all sources; ``overrides`` win (command-line options)."""
-    if config_file is not None and not config_file.is_file():
-        msg = f"config file not found: {config_file}"
-        raise FileNotFoundError(msg)
-    previous = Settings.config_file
-    Settings.config_file = config_file
-    try:
-        return Settings(**{k: v for k, v in overrides.items() if v is not None})
-    finally:
-        Settings.config_file = previous
+    return Settings.load(config_file, **overrides)
 
 
 def redacted(settings: Settings) -> dict[str, Any]:

@@ -8,18 +8,14 @@ file (``--config`` or ``SATELLITE_CONFIG``), then the defaults below.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
-from pydantic_settings import (
-    BaseSettings,
-    PydanticBaseSettingsSource,
-    SettingsConfigDict,
-    TomlConfigSettingsSource,
-)
+from pydantic_settings import SettingsConfigDict
+
+from appliance.settings_sources import TomlSettings
 
 CONFIG_ENV = "SATELLITE_CONFIG"
 BUILTIN_WAKE_WORDS = ("hey_jarvis", "okay_nabu", "alexa", "hey_mycroft", "hey_rhasspy")
@@ -176,7 +172,7 @@ class StreamSettings(BaseModel):
     )
 
 
-class SatelliteSettings(BaseSettings):
+class SatelliteSettings(TomlSettings):
     """Root of a satellite's settings."""
 
     model_config = SettingsConfigDict(
@@ -185,7 +181,7 @@ class SatelliteSettings(BaseSettings):
         extra="forbid",
         validate_default=True,
     )
-    config_file: ClassVar[Path | None] = None
+    config_env: ClassVar[str] = CONFIG_ENV
 
     site: str = Field(
         default="satellite",
@@ -209,32 +205,7 @@ class SatelliteSettings(BaseSettings):
     def display_name(self) -> str:
         return self.name or self.site.replace("_", " ").replace("-", " ").title()
 
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
-        path = cls.config_file or (
-            Path(os.environ[CONFIG_ENV]) if os.environ.get(CONFIG_ENV) else None
-        )
-        if path is not None:
-            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=path))
-        return tuple(sources)
-
 
 def load_settings(config_file: Path | None = None, **overrides: Any) -> SatelliteSettings:
     """Build the settings from all sources; ``overrides`` win (command-line options)."""
-    if config_file is not None and not config_file.is_file():
-        msg = f"config file not found: {config_file}"
-        raise FileNotFoundError(msg)
-    previous = SatelliteSettings.config_file
-    SatelliteSettings.config_file = config_file
-    try:
-        return SatelliteSettings(**{k: v for k, v in overrides.items() if v is not None})
-    finally:
-        SatelliteSettings.config_file = previous
+    return SatelliteSettings.load(config_file, **overrides)
