@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import psycopg
@@ -154,6 +156,42 @@ async def voice_node(
     stop.set()
     async with asyncio.timeout(30):
         await task
+
+
+@dataclass
+class LoadingVoiceNode:
+    """A running node with voice on whose models are "loading" until ``loaded`` is set."""
+
+    node: Node
+    loaded: threading.Event
+
+
+@pytest.fixture
+async def loading_voice_node(
+    node_settings: Settings, voice_engines: Engines, monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[LoadingVoiceNode]:
+    loaded = threading.Event()
+
+    def slow_load(_settings: Settings) -> Engines:
+        loaded.wait(30)
+        return voice_engines
+
+    monkeypatch.setattr(appliance.node, "load_voice_engines", slow_load)
+    settings = node_settings.model_copy(
+        update={"voice": node_settings.voice.model_copy(update={"enabled": True})}
+    )
+    instance = Node(settings)
+    stop = asyncio.Event()
+    task = asyncio.create_task(instance.run(stop))
+    try:
+        async with asyncio.timeout(60):
+            await instance.ready.wait()
+        yield LoadingVoiceNode(instance, loaded)
+    finally:
+        loaded.set()
+        stop.set()
+        async with asyncio.timeout(30):
+            await task
 
 
 @pytest.fixture(scope="session")

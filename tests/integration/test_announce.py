@@ -5,15 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
 
 import pytest
 
-import appliance.node
 from appliance.node import Node
 from appliance.protocol.voice import SatelliteInfo
-from appliance.settings import Settings
 from appliance.voice.turn import Engines
+from tests.conftest import LoadingVoiceNode
 from tests.support import speech
 from tests.support.client import ha_client
 from tests.support.mosquitto import Mosquitto
@@ -123,40 +121,17 @@ async def test_an_announcement_waits_for_the_voice_turn_at_that_satellite(
 
 
 async def test_while_the_models_load_an_announcement_is_published_not_spoken(
-    node_settings: Settings,
-    voice_engines: Engines,
-    mosquitto: Mosquitto,
-    monkeypatch: pytest.MonkeyPatch,
+    loading_voice_node: LoadingVoiceNode, mosquitto: Mosquitto
 ) -> None:
-    loaded = threading.Event()
-
-    def slow_load(_settings: Settings) -> Engines:
-        loaded.wait(30)
-        return voice_engines
-
-    monkeypatch.setattr(appliance.node, "load_voice_engines", slow_load)
-    settings = node_settings.model_copy(
-        update={"voice": node_settings.voice.model_copy(update={"enabled": True})}
-    )
-    node = Node(settings)
-    stop = asyncio.Event()
-    task = asyncio.create_task(node.run(stop))
-    try:
-        async with asyncio.timeout(60):
-            await node.ready.wait()
-        async with (
-            satellite(mosquitto, "kitchen", info=_info("kitchen")) as kitchen,
-            ha_client(mosquitto) as ha,
-        ):
-            await ha.client.subscribe("appliance/announce", qos=1)
-            await _known(node, "kitchen")
-            await ha.client.publish("appliance/ha/announce/kitchen", b"Hello", qos=1)
-            await ha.wait_for(lambda: any(t == "appliance/announce" for t, _ in ha.messages))
-            published = [json.loads(p) for t, p in ha.messages if t == "appliance/announce"]
-            assert published == [{"text": "Hello", "site": "kitchen"}]
-            assert kitchen.controls == []
-    finally:
-        loaded.set()
-        stop.set()
-        async with asyncio.timeout(30):
-            await task
+    node = loading_voice_node.node
+    async with (
+        satellite(mosquitto, "kitchen", info=_info("kitchen")) as kitchen,
+        ha_client(mosquitto) as ha,
+    ):
+        await ha.client.subscribe("appliance/announce", qos=1)
+        await _known(node, "kitchen")
+        await ha.client.publish("appliance/ha/announce/kitchen", b"Hello", qos=1)
+        await ha.wait_for(lambda: any(t == "appliance/announce" for t, _ in ha.messages))
+        published = [json.loads(p) for t, p in ha.messages if t == "appliance/announce"]
+        assert published == [{"text": "Hello", "site": "kitchen"}]
+        assert kitchen.controls == []

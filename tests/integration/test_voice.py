@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
 from typing import Any
 
 import pytest
 
-import appliance.node
 from appliance.node import Node
-from appliance.settings import Settings
-from appliance.voice.turn import Engines
+from tests.conftest import LoadingVoiceNode
 from tests.support import speech
 from tests.support.client import HaClient, ha_client
 from tests.support.mosquitto import Mosquitto
@@ -187,46 +184,23 @@ def _report_of(ha: HaClient, session_id: str) -> dict[str, Any] | None:
 
 
 async def test_claims_while_the_models_load_are_refused_then_accepted(
-    node_settings: Settings,
-    voice_engines: Engines,
-    mosquitto: Mosquitto,
-    monkeypatch: pytest.MonkeyPatch,
+    loading_voice_node: LoadingVoiceNode, mosquitto: Mosquitto
 ) -> None:
-    loaded = threading.Event()
-
-    def slow_load(_settings: Settings) -> Engines:
-        loaded.wait(30)  # the models are "loading" until the test lets them finish
-        return voice_engines
-
-    monkeypatch.setattr(appliance.node, "load_voice_engines", slow_load)
-    settings = node_settings.model_copy(
-        update={"voice": node_settings.voice.model_copy(update={"enabled": True})}
-    )
-    node = Node(settings)
-    stop = asyncio.Event()
-    task = asyncio.create_task(node.run(stop))
-    try:
-        async with asyncio.timeout(60):
-            await node.ready.wait()
-        async with ha_client(mosquitto) as ha, satellite(mosquitto) as sat:
-            # commands are served while the voice models load; claims are refused
-            assert (await ha.command("shopping.list", {}))["status"] == "success"
-            session_id = await sat.claim()
-            refused = await sat.wait_any(("accept", "reject"))
-            assert (refused.type, refused.reason) == ("reject", "loading")
-            assert refused.session_id == session_id
-            loaded.set()
-            async with asyncio.timeout(30):
-                while node.voice is None or not node.voice.is_ready:
-                    await asyncio.sleep(0.05)
-            sat.controls.clear()
-            session_id = await sat.claim()
-            accepted = await sat.wait_any(("accept", "reject"))
-            assert (accepted.type, accepted.session_id) == ("accept", session_id)
-            await sat.stream(session_id, speech.white_noise(5500, dbfs=-60))
-            await sat.wait("end", timeout=30)
-    finally:
+    node, loaded = loading_voice_node.node, loading_voice_node.loaded
+    async with ha_client(mosquitto) as ha, satellite(mosquitto) as sat:
+        # commands are served while the voice models load; claims are refused
+        assert (await ha.command("shopping.list", {}))["status"] == "success"
+        session_id = await sat.claim()
+        refused = await sat.wait_any(("accept", "reject"))
+        assert (refused.type, refused.reason) == ("reject", "loading")
+        assert refused.session_id == session_id
         loaded.set()
-        stop.set()
         async with asyncio.timeout(30):
-            await task
+            while node.voice is None or not node.voice.is_ready:
+                await asyncio.sleep(0.05)
+        sat.controls.clear()
+        session_id = await sat.claim()
+        accepted = await sat.wait_any(("accept", "reject"))
+        assert (accepted.type, accepted.session_id) == ("accept", session_id)
+        await sat.stream(session_id, speech.white_noise(5500, dbfs=-60))
+        await sat.wait("end", timeout=30)
