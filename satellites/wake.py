@@ -186,7 +186,8 @@ class _GatedFeatures:
         self._last: np.ndarray | None = None
         self._last_idle = False
         self._stale = 0  # embeddings handed out as copies since the last computed one
-        self._windows: deque[int] = deque(maxlen=64)  # mel window ends, rows from the end
+        self._mel_rows = 0  # mel rows produced since the reset
+        self._windows: deque[int] = deque(maxlen=64)  # each embedding's window end (row)
 
     def _hop_idle(self, hop: np.ndarray) -> bool:
         if self._floor is not None and float(np.sqrt(np.mean(hop * hop))) < self._floor:
@@ -225,11 +226,12 @@ class _GatedFeatures:
             front.mels[: -len(mels)] = front.mels[len(mels) :]
             front.mels[-len(mels) :] = mels
             front.new_mels = min(len(front.mels), front.new_mels + len(mels))
-            self._windows = deque((w + len(mels) for w in self._windows), maxlen=64)
+            self._mel_rows += len(mels)
             while front.new_mels >= oww.EMB_FEATURES:
                 first = len(front.mels) - front.new_mels
                 front.new_mels = max(0, front.new_mels - oww.EMB_STEP)
-                self._windows.append(len(front.mels) - first - oww.EMB_FEATURES)
+                # where this window ends, counted in rows since the reset
+                self._windows.append(self._mel_rows - (len(front.mels) - first - oww.EMB_FEATURES))
                 idle = self._idle_run >= self._gate_samples
                 if idle and self._last_idle and self._last is not None:
                     self.reused += 1
@@ -263,7 +265,8 @@ class _GatedFeatures:
         oww, front = self._oww, self._front
         windows = list(self._windows)[:-1]  # the current window is computed next
         for back in range(1, min(self._stale, self.context, len(windows)) + 1):
-            first = len(front.mels) - windows[-back] - oww.EMB_FEATURES
+            rows_after = self._mel_rows - windows[-back]  # rows produced since it ended
+            first = len(front.mels) - rows_after - oww.EMB_FEATURES
             if first < 0:
                 break
             row = self._embedding(first)[0, 0, 0, :]

@@ -316,11 +316,9 @@ class Endpointer:
         return probability
 
     def _relative(self, probability: float, frame: bytes) -> float:
+        """Silero's probability, as 0 when, in a noisy room, the frame is far below the
+        speaker's level: the 75th percentile of the last ~2 s of speech frames' levels."""
         self._relative_only = False
-        """Silero's probability, as 0 when the frame is far below the speaker's level.
-
-        The level is the 75th percentile of the last ~2 s of speech frames' levels (dB);
-        frames within the threshold of it feed it."""
         if self.settings.relative_silence_db is None:
             return probability
         level = _level_db(frame)

@@ -68,6 +68,17 @@ class ScriptedNode:
                 self.arrived.clear()
                 await self.arrived.wait()
 
+    async def claimed(self) -> str:
+        """The session id of the first wake claim, once it came."""
+        await self.wait_for(lambda: self.claims)
+        return self.claims[0].session_id
+
+    async def accepted(self) -> str:
+        """Accept the first wake claim; its session id."""
+        sid = await self.claimed()
+        await self.control(Control(type="accept", session_id=sid))
+        return sid
+
     async def control(self, control: Control | bytes) -> None:
         payload = control if isinstance(control, bytes) else control.to_payload()
         await self.client.publish(TOPICS.control, payload, qos=1)
@@ -175,8 +186,7 @@ async def test_a_rejected_claim_sends_no_audio(mosquitto: Mosquitto, tmp_path: P
     sat = make_satellite(mosquitto, command_wav(tmp_path / "in.wav"), tmp_path / "out.wav")
     async with scripted_node(mosquitto) as node:
         run = asyncio.create_task(sat.run(asyncio.Event()))
-        await node.wait_for(lambda: node.claims)
-        sid = node.claims[0].session_id
+        sid = await node.claimed()
         await node.control(Control(type="stand_down", session_id=sid, reason="answered by hall"))
         async with asyncio.timeout(30):
             turns = await run
@@ -191,9 +201,7 @@ async def test_stop_from_home_assistant_cuts_the_answer_and_tells_the_node(
     sat = make_satellite(mosquitto, command_wav(tmp_path / "in.wav"), out)
     async with scripted_node(mosquitto) as node:
         run = asyncio.create_task(sat.run(asyncio.Event()))
-        await node.wait_for(lambda: node.claims)
-        sid = node.claims[0].session_id
-        await node.control(Control(type="accept", session_id=sid))
+        sid = await node.accepted()
         await node.wait_for(lambda: node.audio.get(sid))
         await node.speak(sid, speech.piper("Here is a long answer."), end=False)
         await asyncio.sleep(0.3)
@@ -217,9 +225,7 @@ async def test_listen_opens_the_microphone_again_in_the_same_session(
     )
     async with scripted_node(mosquitto) as node:
         run = asyncio.create_task(sat.run(asyncio.Event()))
-        await node.wait_for(lambda: node.claims)
-        sid = node.claims[0].session_id
-        await node.control(Control(type="accept", session_id=sid))
+        sid = await node.accepted()
         await node.wait_for(lambda: node.ends, timeout=20)
         await node.speak(sid, speech.piper("Did you want milk?"))
         await node.wait_for(lambda: any(e.type == "played" for e in node.events))
@@ -246,9 +252,7 @@ async def test_losing_the_broker_mid_turn_drops_the_turn_and_reconnects(
     sat._once = False  # keep running after the turn, to see it come back
     async with scripted_node(mosquitto) as node:
         run = asyncio.create_task(sat.run(stop))
-        await node.wait_for(lambda: node.claims)
-        sid = node.claims[0].session_id
-        await node.control(Control(type="accept", session_id=sid))
+        sid = await node.accepted()
         await node.wait_for(lambda: node.audio.get(sid))
     mosquitto.stop(kill=True)
     async with asyncio.timeout(10):
