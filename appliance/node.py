@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime as dt
 import gc
 import logging
 import time
@@ -26,6 +27,7 @@ from appliance.bus.state import StatePublisher
 from appliance.errors import ApplianceError, BusError
 from appliance.ha.discovery import DeviceInfo
 from appliance.ha.publisher import DiscoveryPublisher
+from appliance.memory.conversation import Conversation
 from appliance.memory.embedder import Embeddings
 from appliance.memory.purchases import PurchaseMemories
 from appliance.protocol.topics import HA_STATUS_TOPIC, ONLINE, Topics
@@ -80,7 +82,9 @@ def load_voice_engines(settings: Settings) -> Engines:
 def load_parser(settings: Settings) -> TextParser:
     from appliance.intents import IntentParser
 
-    parser: TextParser = IntentParser(timezone=settings.timezone)
+    parser: TextParser = IntentParser(
+        timezone=settings.timezone, log_texts=settings.log_transcripts
+    )
     return parser
 
 
@@ -98,6 +102,8 @@ class Node:
         self.discovery: DiscoveryPublisher | None = None
         self.announcer: Announcer | None = None
         self.purchases: PurchaseMemories | None = None
+        self.conversation: Conversation | None = None
+        self._upkeep: asyncio.Task[None] | None = None
 
     # --- wiring -------------------------------------------------------------------
     def _bus_config(self, host: str, port: int, tls: bool) -> BusConfig:
@@ -262,7 +268,7 @@ class Node:
             group.create_task(self._watchdog(stop), name="watchdog")
             if engines is not None:
                 group.create_task(self._voice_ready(engines), name="voice-models")
-            memory = group.create_task(self._memory_ready(db), name="memory")
+            memory = group.create_task(self._memory_ready(db, stop), name="memory")
             await self._announce_ready(bus, stop)
             await stop.wait()
             sdnotify.notify("STOPPING=1")
@@ -276,24 +282,40 @@ class Node:
             await self._close_parts(memory)
             bus_stop.set()
 
-    async def _memory_ready(self, db: Database) -> Embeddings | None:
-        """Load the embedder (off the loop) and start keeping purchases as memories;
-        on failure the node goes on without memory."""
+    async def _memory_ready(self, db: Database, stop: asyncio.Event) -> Embeddings | None:
+        """Load the embedder (off the loop), then turn memory on: memory commands,
+        purchases kept as memories, questions about oneself answered in voice turns,
+        the diary, and the nightly upkeep. On failure the node goes on without memory
+        (memory commands are rejected as ``memory_unavailable``)."""
+        from appliance.actions.memory import MemoryActions
+        from appliance.memory.conversation import Conversation
         from appliance.memory.embedder import open_embeddings
+        from appliance.memory.episodes import EpisodeDiary
         from appliance.memory.purchases import PurchaseMemories
+        from appliance.memory.recall import Recall
         from appliance.memory.store import MemoryStore
+        from appliance.memory.upkeep import NightlyUpkeep
 
+        settings = self.settings
         try:
-            embeddings = await open_embeddings(self.settings.memory)
+            embeddings = await open_embeddings(settings.memory)
         except ApplianceError as err:
             _LOGGER.error("memory off: the embedder did not load: %s", err)
             return None
-        store = MemoryStore(db, embeddings, self.settings.memory)
-        self.purchases = PurchaseMemories(
-            store, language=self.settings.language, timezone=self.settings.tz
-        )
+        store = MemoryStore(db, embeddings, settings.memory)
+        diary = EpisodeDiary(db, settings.memory)
+        self.purchases = PurchaseMemories(store, language=settings.language, timezone=settings.tz)
+        self.conversation = Conversation(Recall(store), diary, settings.tz)
         if self.service is not None:
             self.service.on_receipts(self.purchases)
+            self.service.memory = MemoryActions(store)
+        if self.voice is not None:
+            self.voice.memory = self.conversation
+        if settings.memory.upkeep_at is not None:
+            at = dt.time.fromisoformat(settings.memory.upkeep_at)
+            upkeep = NightlyUpkeep(db, store, diary, at=at, timezone=settings.tz)
+            self._upkeep = asyncio.create_task(upkeep.run(stop), name="memory-upkeep")
+        _LOGGER.info("memory on")
         return embeddings
 
     async def _close_parts(self, memory: asyncio.Task[Embeddings | None]) -> None:
@@ -308,6 +330,13 @@ class Node:
             memory.cancel()
             await asyncio.gather(memory, return_exceptions=True)
             return
+        if self._upkeep is not None:
+            self._upkeep.cancel()
+            await asyncio.gather(self._upkeep, return_exceptions=True)
+        if self.service is not None:
+            self.service.memory = None
+        if self.conversation is not None:
+            await self.conversation.close()
         if self.purchases is not None:
             await self.purchases.close()
         embeddings = memory.result()

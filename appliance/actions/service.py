@@ -13,12 +13,13 @@ import logging
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from appliance.actions import agenda, shopping
+from appliance.actions import memory as memory_actions
 from appliance.actions.context import Context, Handler, Outcome
 from appliance.errors import StoreError, StoreUnavailableError
-from appliance.protocol.commands import Command
+from appliance.protocol.commands import MEMORY_ACTIONS, Command, MemoryAdd
 from appliance.protocol.receipts import Receipt, ReceiptEvent, ReceiptItem, Source
 from appliance.protocol.topics import Topics
 from appliance.settings import Settings
@@ -26,6 +27,9 @@ from appliance.store import households
 from appliance.store import receipts as receipt_store
 from appliance.store import shopping as shopping_store
 from appliance.store.db import Conn, Database
+
+if TYPE_CHECKING:
+    from appliance.actions.memory import MemoryActions
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -83,6 +87,9 @@ class ActionService:
         self._on_commit = on_commit or (lambda _domains: None)
         self._receipt_listeners: list[Callable[[Sequence[Receipt]], None]] = []
         self._ids: dict[str, _Ids] = {}
+        self.memory: MemoryActions | None = None
+        """Runs ``memory.*`` commands once the memory is loaded; until then (or
+        without memory) they are rejected as ``memory_unavailable``."""
 
     def on_receipts(self, listener: Callable[[Sequence[Receipt]], None]) -> None:
         """Call ``listener`` (on the event loop, must not block) with the receipts of
@@ -125,15 +132,16 @@ class ActionService:
         """
         if not requests:
             return []
+        prepared = await self._prepare(requests)
         try:
             ids = {r.source.user: await self._resolve(r.source.user) for r in requests}
             try:
-                results = await self._transaction(requests, ids)
+                results = await self._transaction(requests, ids, prepared)
             except StoreUnavailableError:
                 raise
             except StoreError as err:
                 _LOGGER.warning("batch of %d failed (%s); one by one", len(requests), err)
-                results = [await self._alone(r, ids) for r in requests]
+                results = [await self._alone(r, ids, prepared) for r in requests]
         except StoreError as err:
             _LOGGER.error("database failed for %d commands: %s", len(requests), err)
             unknown = isinstance(err, StoreUnavailableError) and err.maybe_committed
@@ -150,16 +158,41 @@ class ActionService:
             listener(receipts)
         return results
 
-    async def _transaction(self, requests: Sequence[Request], ids: dict[str, _Ids]) -> list[Result]:
+    async def _prepare(self, requests: Sequence[Request]) -> dict[str, Any]:
+        """Work a memory command needs before its transaction (embedding the text),
+        by request id: a prepared write, or the outcome when it cannot run."""
+        prepared: dict[str, Any] = {}
+        for request in requests:
+            command = request.command
+            if command is None or request.confirm or command.action not in MEMORY_ACTIONS:
+                continue
+            if self.memory is None:
+                prepared[request.request_id] = memory_actions.unavailable(
+                    "memory is off or still loading"
+                )
+                continue
+            prepared[request.request_id] = await self.memory.prepare(
+                command, request.source, request.request_id
+            )
+        return prepared
+
+    async def _transaction(
+        self, requests: Sequence[Request], ids: dict[str, _Ids], prepared: dict[str, Any]
+    ) -> list[Result]:
         now = dt.datetime.now(self._settings.tz)
         async with self._db.transaction() as conn, conn.pipeline():
             # Pipeline mode: statements whose results nobody reads (inserts, the
             # receipt) travel with the next query instead of costing a round trip each.
-            return [await self._one(conn, r, ids[r.source.user], now) for r in requests]
+            return [
+                await self._one(conn, r, ids[r.source.user], now, prepared.get(r.request_id))
+                for r in requests
+            ]
 
-    async def _alone(self, request: Request, ids: dict[str, _Ids]) -> Result:
+    async def _alone(
+        self, request: Request, ids: dict[str, _Ids], prepared: dict[str, Any]
+    ) -> Result:
         try:
-            return (await self._transaction([request], ids))[0]
+            return (await self._transaction([request], ids, prepared))[0]
         except StoreUnavailableError:
             raise
         except StoreError as err:
@@ -171,19 +204,28 @@ class ActionService:
                     return Result(receipt, stored=True)
                 return await self._duplicate(conn, request)
 
-    async def _one(self, conn: Conn, request: Request, ids: _Ids, now: dt.datetime) -> Result:
+    async def _one(
+        self, conn: Conn, request: Request, ids: _Ids, now: dt.datetime, prepared: Any
+    ) -> Result:
         if not await receipt_store.claim(conn, request.request_id):
             return await self._duplicate(conn, request)
-        outcome = await self._outcome(conn, request, ids, now)
+        outcome = await self._outcome(conn, request, ids, now, prepared)
         receipt = self._receipt(request, outcome)
         await receipt_store.record(conn, receipt, self.topics_for(request.request_id))
         return Result(receipt, stored=True)
 
-    async def _outcome(self, conn: Conn, request: Request, ids: _Ids, now: dt.datetime) -> Outcome:
+    async def _outcome(
+        self, conn: Conn, request: Request, ids: _Ids, now: dt.datetime, prepared: Any
+    ) -> Outcome:
         if request.confirm:
             return _proposal(request.confirm)
         if request.command is None:
             return Outcome("rejected", request.rejection or "invalid_command")
+        if request.command.action in MEMORY_ACTIONS:
+            if isinstance(prepared, Outcome):
+                return prepared
+            assert self.memory is not None  # noqa: S101 - else prepared is an Outcome
+            return await self.memory.run(conn, ids.user_id, request.command, prepared, now)
         ctx = Context(conn, ids.household_id, ids.list_id, ids.user_id, self._settings.tz, now)
         handler = HANDLERS[request.command.action]
         return await handler(ctx, request.command)
@@ -225,7 +267,13 @@ def _proposal(commands: Sequence[Command]) -> Outcome:
     """A ``needs_confirmation`` outcome naming what would be done."""
     items: list[ReceiptItem] = []
     events: list[ReceiptEvent] = []
+    details: dict[str, Any] = {}
     for command in commands:
+        if isinstance(command, MemoryAdd):
+            if command.subject:
+                items.append(ReceiptItem(name=command.subject))
+            if command.stance:
+                details["stance"] = command.stance
         item = getattr(command, "item", None)
         if isinstance(item, str):
             items.append(ReceiptItem(name=item, quantity=getattr(command, "quantity", None),
@@ -235,4 +283,6 @@ def _proposal(commands: Sequence[Command]) -> Outcome:
         if isinstance(title, str):
             events.append(ReceiptEvent(title=title, start=start.isoformat() if start else "",
                                        location=getattr(command, "location", None)))  # fmt: skip
-    return Outcome("needs_confirmation", "not_confirmed", items=items, events=events)
+    return Outcome(
+        "needs_confirmation", "not_confirmed", items=items, events=events, details=details
+    )

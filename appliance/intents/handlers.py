@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -24,6 +25,7 @@ from appliance.protocol.commands import (
     AgendaRange,
     AgendaRemove,
     Command,
+    MemoryAdd,
     ShoppingAdd,
     ShoppingClearCompleted,
     ShoppingComplete,
@@ -338,6 +340,29 @@ def _agenda_move(ctx: Context) -> Outcome:
     return Outcome(commands=(AgendaMove(title=title, day=old.date, new_start=new_start),))
 
 
+def statement_command(text: str, lang: str) -> MemoryAdd | None:
+    """A preference the user states about themselves ("I prefer oat milk") as the
+    command that remembers it, or None (the rules of ``appliance.memory.statements``)."""
+    from appliance.memory.statements import detect
+
+    found = detect(_LEADING_FILLERS.sub("", text), lang)
+    if found is None:
+        return None
+    return MemoryAdd(text=found.text, kind="preference", importance=found.importance,
+                     subject=found.subject[:120], stance=found.stance)  # fmt: skip
+
+
+_LEADING_FILLERS = re.compile(
+    r"^(?:\s*\b(?:ok|okay|so|well|um|uh|oh|hey|listen|então|olha|bom|ah|é)\b[\s,.]*)+",
+    re.IGNORECASE,
+)
+
+
+def _memory_add(ctx: Context) -> Outcome:
+    command = statement_command(ctx.utterance.original, ctx.lexicon.language)
+    return Outcome((command,)) if command is not None else _DOES_NOT_APPLY
+
+
 def _guarded(handler: Handler) -> Handler:
     """A value the command models reject (a 300-character title, 0 apples) is a refusal."""
 
@@ -366,6 +391,7 @@ HANDLERS: Mapping[str, Handler] = {
         "agenda.next": _agenda_next,
         "agenda.remove": _agenda_remove,
         "agenda.move": _agenda_move,
+        "memory.add": _memory_add,
         "unknown_list": _unknown_list,
     }.items()
 }

@@ -13,7 +13,7 @@ from hassil import Intents
 from appliance.intents.dateparse import DateparserFallback
 from appliance.intents.dates import DateGrammar
 from appliance.intents.gate import prepare
-from appliance.intents.handlers import HANDLERS, Context, Outcome, Reason
+from appliance.intents.handlers import HANDLERS, Context, Outcome, Reason, statement_command
 from appliance.intents.lexicon import LANGUAGES, Lexicon, load_lexicon
 from appliance.intents.matching import Candidate, match
 from appliance.intents.templates import TemplateSet, load_templates
@@ -59,8 +59,11 @@ def normalize_language(lang: str) -> str:
 class IntentParser:
     """Parses text into commands. Build one and reuse it: loading takes a while."""
 
-    def __init__(self, *, timezone: str = "UTC") -> None:
+    def __init__(self, *, timezone: str = "UTC", log_texts: bool = False) -> None:
+        """``log_texts``: put the text and the commands read from it in the debug log
+        (settings ``log_transcripts``); else only the intent, the reason, the length."""
         self._tz = ZoneInfo(timezone)
+        self._log_texts = log_texts
         self._languages: dict[str, _Language] = {}
         for lang in LANGUAGES:
             lexicon = load_lexicon(lang)
@@ -92,18 +95,33 @@ class IntentParser:
         language = self._languages[normalize_language(lang)]
         current = self._now(now)
         result = self._parse(text, language, current)
-        _LOGGER.debug(
-            "parse %r (%s) -> %s %s",
-            text,
-            language.lexicon.language,
-            result.intent,
-            result.reason or result.commands,
-        )
+        if self._log_texts:
+            _LOGGER.debug(
+                "parse %r (%s) -> %s %s",
+                text,
+                language.lexicon.language,
+                result.intent,
+                result.reason or result.commands,
+            )
+        else:
+            _LOGGER.debug(
+                "parse %d characters (%s) -> %s %s",
+                len(text),
+                language.lexicon.language,
+                result.intent,
+                result.reason
+                or f"{len(result.commands) or int(result.command is not None)} command(s)",
+            )
         return result
 
     def _parse(self, text: str, language: _Language, now: dt.datetime) -> ParseResult:
         if len(text) > MAX_CHARS:
             return ParseResult(None, None, Reason.TOO_LONG)
+        # A stated preference first: "I don't like coffee" is a statement, not a
+        # refused command.
+        statement = statement_command(text, language.lexicon.language)
+        if statement is not None:
+            return ParseResult(statement, statement.action, None, None, (statement,))
         utterance = prepare(text, language.lexicon)
         if isinstance(utterance, str):
             return ParseResult(None, None, utterance)

@@ -18,7 +18,7 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -32,6 +32,13 @@ from appliance.llm.prompt import (
 )
 from appliance.llm.settings import LlmSettings
 from appliance.llm.think import ThinkFilter
+from appliance.memory.answers import (
+    answer_messages,
+    answer_prefix,
+    answer_query,
+    check_answer,
+    deterministic_answer,
+)
 from appliance.narration.guard import check
 from appliance.narration.lang import SUPPORTED_LANGUAGES, normalize_lang
 from appliance.narration.templates import template_sentence
@@ -43,6 +50,9 @@ _LOGGER = logging.getLogger(__name__)
 Source = Literal["llm", "template"]
 EngineFactory = Callable[[Path, LlmSettings], Engine]
 
+TEMPLATE_ONLY_PREFIXES = ("memory.",)
+"""Actions always told by their template: the few-shot prompt has no examples of
+them, and their sentences repeat the user's own words."""
 _SENTENCE_END = re.compile(r"(?<!\b[ap]\.m)[.!?](?=\s)|\n")
 _LEADING_LABEL = re.compile(r"^\s*(?:sentence|frase)\s*:\s*", re.IGNORECASE)
 _QUOTES = "\"'“”‘’«»"
@@ -140,6 +150,7 @@ class Narrator:
             started = self._clock()
             try:
                 engine.warm(completion_prefix(lang))
+                engine.warm(answer_prefix(lang))
             except Exception:
                 _LOGGER.warning("could not warm the %s prompt", lang, exc_info=True)
             else:
@@ -173,6 +184,8 @@ class Narrator:
             )
 
         skip = self._skip_reason(code)
+        if receipt.action is not None and receipt.action.startswith(TEMPLATE_ONLY_PREFIXES):
+            skip = skip or "template_only"
         engine = self._engine
         if skip is not None or engine is None or code is None:
             return template(skip or "loading")
@@ -180,7 +193,8 @@ class Narrator:
         if not self._lock.acquire(timeout=max(0.0, deadline - self._clock())):
             return template("busy")
         try:
-            generated = self._generate(engine, receipt, code, now, start=start, deadline=deadline)
+            pieces = self._pieces(engine, receipt, code, now)
+            generated = self._generate(pieces, start=start, deadline=deadline)
         except BudgetExceededError as exc:
             return template("timeout", exc.ttft_ms)
         except PromptTooLongError:
@@ -198,6 +212,65 @@ class Narrator:
         verdict = check(text, receipt, code, now=now)
         if not verdict.ok:
             return template("guard: " + "; ".join(verdict.problems), generated.ttft_ms, text)
+        elapsed = (self._clock() - start) * 1000
+        return Narration(text, "llm", None, elapsed, generated.ttft_ms, text)
+
+    def answer(
+        self,
+        question: str,
+        memories: Sequence[str],
+        lang: str,
+        *,
+        episodes: str = "",
+        failed: bool = False,
+    ) -> Narration:
+        """Answer a question about the speaker from their recalled ``memories``
+        (blocking, within the same budget as a narration).
+
+        The LLM phrases it only when something was recalled, and its sentence is kept
+        only if ``check_answer`` finds nothing in it that the memories or the question
+        do not say; otherwise the memories are said back as they are.
+        """
+        start = self._clock()
+        code = normalize_lang(lang) or "en"
+
+        def fallback(reason: str, ttft: float | None = None, text: str | None = None) -> Narration:
+            said = deterministic_answer(memories, code, failed=failed)
+            elapsed = (self._clock() - start) * 1000
+            _LOGGER.debug("memory answer from the memories themselves (%s)", reason)
+            return Narration(said, "template", reason, elapsed, ttft, text)
+
+        if not memories:
+            return fallback("nothing_recalled")
+        skip = self._skip_reason(code)
+        engine = self._engine
+        if skip is not None or engine is None:
+            return fallback(skip or "loading")
+        deadline = start + self.settings.budget_ms / 1000
+        if not self._lock.acquire(timeout=max(0.0, deadline - self._clock())):
+            return fallback("busy")
+        try:
+            if engine.chat:
+                pieces = engine.chat_complete(answer_messages(question, memories, code, episodes))
+            else:
+                query = answer_query(question, memories, code, episodes)
+                pieces = engine.complete(answer_prefix(code), query, stop=["\n"])
+            generated = self._generate(pieces, start=start, deadline=deadline)
+        except BudgetExceededError as exc:
+            return fallback("timeout", exc.ttft_ms)
+        except PromptTooLongError:
+            return fallback("prompt_too_long")
+        except Exception as exc:  # the LLM must never break a turn
+            _LOGGER.warning("memory answer LLM failed: %s", exc, exc_info=True)
+            return fallback(f"error: {type(exc).__name__}")
+        finally:
+            self._lock.release()
+        text = generated.text
+        if not text or not generated.complete:
+            return fallback("empty" if not text else "incomplete", generated.ttft_ms, text)
+        verdict = check_answer(text, question, memories, code)
+        if not verdict.ok:
+            return fallback("guard: " + "; ".join(verdict.problems), generated.ttft_ms, text)
         elapsed = (self._clock() - start) * 1000
         return Narration(text, "llm", None, elapsed, generated.ttft_ms, text)
 
@@ -242,21 +315,11 @@ class Narrator:
             completion_prefix(lang), completion_query(receipt, lang, now), stop=["\n"]
         )
 
-    def _generate(
-        self,
-        engine: Engine,
-        receipt: Receipt,
-        lang: str,
-        now: dt.datetime,
-        *,
-        start: float,
-        deadline: float,
-    ) -> _Generated:
+    def _generate(self, pieces: Iterator[Piece], *, start: float, deadline: float) -> _Generated:
         think = ThinkFilter()
         visible = ""
         ttft: float | None = None
         finish: str | None = None
-        pieces = self._pieces(engine, receipt, lang, now)
         try:
             for piece in pieces:
                 if ttft is None:

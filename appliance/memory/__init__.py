@@ -8,6 +8,7 @@
 - ``store``: ``MemoryStore``, every read and write under row-level security.
 - ``reindex``: moving every embedding to another model.
 - ``profile``: the bounded per-user profile text.
+- ``episodes``: ``EpisodeDiary``, recent conversation turns per user and site.
 - ``cli``: ``appliance memory ...``.
 
 This package's ``__init__`` imports nothing: the settings tree imports

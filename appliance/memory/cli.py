@@ -185,10 +185,13 @@ async def _profile(store: MemoryStore, args: argparse.Namespace) -> int:
 
 
 async def _maintain(store: MemoryStore, _args: argparse.Namespace) -> int:
+    from appliance.memory.episodes import EpisodeDiary
+
     report = await store.maintain()
+    purged = await EpisodeDiary(store.db, store.settings).purge()
     print(
         f"decayed {report.decayed} memories of {report.users} users; "
-        f"rebuilt {report.profiles} profiles"
+        f"rebuilt {report.profiles} profiles; purged {purged} diary entries"
     )
     return EXIT_OK
 

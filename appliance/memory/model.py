@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 from appliance.memory.errors import MemoryInputError
 
@@ -75,6 +75,14 @@ class MemoryDraft:
                 "bad_importance", f"importance must be a whole number, not {importance!r}"
             )
         return cls(text, Kind.parse(kind), importance, MemorySource.parse(source), source_ref)
+
+
+class PreparedWrite(NamedTuple):
+    """A checked draft and its embeddings (the text's and its neutral form's)."""
+
+    draft: MemoryDraft
+    embedding: Any
+    neutral: Any
 
 
 @dataclass(frozen=True)

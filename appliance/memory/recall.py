@@ -31,11 +31,14 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from appliance.errors import ApplianceError
 from appliance.memory.errors import MemoryUserRequiredError
 from appliance.memory.model import Memory
-from appliance.memory.store import MemoryStore
+
+if TYPE_CHECKING:
+    from appliance.memory.store import MemoryStore
 
 _LOGGER = logging.getLogger(__name__)
 

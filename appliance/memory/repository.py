@@ -124,6 +124,13 @@ async def insert(
     return int(found)
 
 
+async def set_importance(conn: Conn, user_id: int, memory_id: int, importance: int) -> bool:
+    cur = await conn.execute(
+        _Q["set_importance"], {"user_id": user_id, "id": memory_id, "importance": importance}
+    )
+    return await cur.fetchone() is not None
+
+
 async def supersede(
     conn: Conn, user_id: int, ids: Sequence[int], by: int, now: dt.datetime | None
 ) -> None:

@@ -112,11 +112,54 @@ class MemorySettings(BaseModel):
         le=10_000,
         description="Most characters of memory text recalled for one question.",
     )
+    episode_window_hours: int = Field(
+        default=12,
+        ge=1,
+        le=168,
+        description="Hours of a user's recent conversation turns at a site (the episodes "
+        "diary) given back to a new conversation there.",
+    )
+    episode_max_count: int = Field(
+        default=12,
+        ge=2,
+        le=200,
+        description="Most diary entries (a question or an answer each) given back to a "
+        "conversation; the newest are kept.",
+    )
+    episode_max_chars: int = Field(
+        default=1500,
+        ge=100,
+        le=20_000,
+        description="Most characters of diary text given back to a conversation; the "
+        "newest entries are kept.",
+    )
+    episode_text_max_chars: int = Field(
+        default=500,
+        ge=16,
+        le=2000,
+        description="A question or an answer longer than this is cut before it is written "
+        "to the diary.",
+    )
+    episode_retention_days: int = Field(
+        default=7,
+        ge=1,
+        le=3650,
+        description="Days a diary entry is kept; older ones are deleted by the diary's purge.",
+    )
+    upkeep_at: str | None = Field(
+        default="03:30",
+        pattern=r"^([01]\d|2[0-3]):[0-5]\d$",
+        description="Local time (HH:MM) at which the node runs the nightly upkeep: decay, "
+        "profiles, the diary's purge. Unset: only `appliance memory maintain` runs it.",
+    )
     decay: DecaySettings = Field(default_factory=DecaySettings)
 
     @model_validator(mode="after")
     def _check(self) -> MemorySettings:
         if self.min_chars >= self.max_chars:
             msg = "memory.min_chars must be below memory.max_chars"
+            raise ValueError(msg)
+        if self.episode_window_hours > self.episode_retention_days * 24:
+            msg = "memory.episode_window_hours must not exceed memory.episode_retention_days"
             raise ValueError(msg)
         return self

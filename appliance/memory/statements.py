@@ -135,8 +135,20 @@ def detect(text: str, lang: str) -> Statement | None:
         words = subject.split()
         if not words or len(words) > MAX_SUBJECT_WORDS:
             return None
-        return Statement(stance, subject, _tidy(raw), _IMPORTANCE[stance])
+        return Statement(stance, _as_said(subject, raw), _tidy(raw), _IMPORTANCE[stance])
     return None
+
+
+def _as_said(subject: str, raw: str) -> str:
+    """``subject`` (folded) in the user's own spelling ("cafe" -> "café"), when the
+    words can be found in ``raw``; else as it is."""
+    wanted = subject.split()
+    said = raw.split()
+    folded = [_fold(w) for w in said]
+    for start in range(len(said) - len(wanted), -1, -1):
+        if folded[start : start + len(wanted)] == wanted:
+            return " ".join(w.strip(" .!,;:?") for w in said[start : start + len(wanted)])
+    return subject
 
 
 def _tidy(raw: str) -> str:

@@ -23,8 +23,9 @@ import datetime as dt
 import logging
 import math
 import re
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
+from typing import TypeVar
 
 import numpy as np
 
@@ -47,6 +48,7 @@ from appliance.memory.model import (
     MemoryDraft,
     MemorySource,
     Outcome,
+    PreparedWrite,
     Profile,
     ReindexReport,
     RejectReason,
@@ -60,6 +62,7 @@ from appliance.store import households
 from appliance.store.db import Conn, Database
 
 _LOGGER = logging.getLogger(__name__)
+T = TypeVar("T")
 
 NEIGHBOURS = 8
 """Nearest memories the gate looks at."""
@@ -196,6 +199,10 @@ class MemoryStore:
             )
             raise MemoryIndexMismatchError(msg)
 
+    @property
+    def db(self) -> Database:
+        return self._db
+
     async def index_state(self) -> IndexState:
         async with self._db.transaction() as conn:
             return await repo.index_state(conn)
@@ -228,6 +235,16 @@ class MemoryStore:
         then. Returns what happened otherwise (a rejection included).
         """
         name = require_user(user)
+        prepared = await self.prepare(draft)
+        if isinstance(prepared, WriteResult):
+            return prepared
+        async with self._db.transaction() as conn:
+            user_id = await self._ensure_user(conn, name)
+            return await self.write_in(conn, user_id, prepared, now=now)
+
+    async def prepare(self, draft: MemoryDraft) -> PreparedWrite | WriteResult:
+        """The checks and embeddings of a write, before any transaction: a prepared
+        write, or the gate's rejection. Raises as ``write`` does."""
         draft = gate.check_input(draft, self.settings)
         refused = gate.substance(draft.text, self.settings)
         if refused is not None:
@@ -235,46 +252,99 @@ class MemoryStore:
         neutral_text = polarity(draft.text).neutral
         texts = [draft.text] if neutral_text == draft.text else [draft.text, neutral_text]
         vectors = await self.embeddings.passages(texts)
-        embedding, neutral = vectors[0], vectors[-1]
-        async with self._writing(name, index=True) as (conn, user_id):
-            await repo.lock_user(conn, user_id)
-            near = await repo.neighbours(
-                conn, user_id, draft.kind, embedding=embedding, neutral=neutral, limit=NEIGHBOURS
+        return PreparedWrite(draft, vectors[0], vectors[-1])
+
+    async def write_in(
+        self,
+        conn: Conn,
+        user_id: int,
+        prepared: PreparedWrite,
+        *,
+        now: dt.datetime | None = None,
+        replaces: int | None = None,
+    ) -> WriteResult:
+        """A prepared write inside the caller's transaction (``conn``, as the node's
+        login role; left so when this returns). ``replaces``: a memory of the user's
+        that the new one supersedes whatever the gate decides (an edit)."""
+        self._check_index(await repo.index_state(conn, lock="share"))
+        return await self._in_scope(
+            conn, user_id, lambda: self._gated(conn, user_id, prepared, now, replaces)
+        )
+
+    @staticmethod
+    async def _in_scope(conn: Conn, user_id: int, work: Callable[[], Awaitable[T]]) -> T:
+        """``work`` as the memory role bound to ``user_id``, back to the login role after
+        (on an error the transaction is rolled back anyway: nothing to leave)."""
+        await repo.enter_scope(conn, user_id)
+        result = await work()
+        await repo.leave_scope(conn)
+        return result
+
+    async def _gated(
+        self,
+        conn: Conn,
+        user_id: int,
+        prepared: PreparedWrite,
+        now: dt.datetime | None,
+        replaces: int | None,
+    ) -> WriteResult:
+        draft, embedding, neutral = prepared
+        await repo.lock_user(conn, user_id)
+        near = await repo.neighbours(
+            conn, user_id, draft.kind, embedding=embedding, neutral=neutral, limit=NEIGHBOURS
+        )
+        if replaces is not None:
+            near = [n for n in near if n.id != replaces]
+        candidates = gate.contradiction_candidates(draft.text, near, self.thresholds)
+        statement = await self._statement_similarity(draft.text, neutral, candidates)
+        decision = gate.decide(draft.text, near, self.thresholds, statement)
+        superseded = [*decision.supersede, *([replaces] if replaces is not None else [])]
+        if decision.reinforce is not None:
+            await repo.reinforce(
+                conn, user_id, [decision.reinforce], rates=self.decay_rates,
+                boost=self.settings.reinforce_boost, max_strength=self.settings.max_strength,
+                accessed=False, importance=draft.importance, now=now,
+            )  # fmt: skip
+            if superseded:
+                await repo.supersede(conn, user_id, superseded, decision.reinforce, now)
+            return WriteResult(
+                Outcome.REINFORCED,
+                decision.reinforce,
+                tuple(superseded),
+                similarity=decision.similarity,
             )
-            candidates = gate.contradiction_candidates(draft.text, near, self.thresholds)
-            statement = await self._statement_similarity(draft.text, neutral, candidates)
-            decision = gate.decide(draft.text, near, self.thresholds, statement)
-            if decision.reinforce is not None:
-                await repo.reinforce(
-                    conn, user_id, [decision.reinforce], rates=self.decay_rates,
-                    boost=self.settings.reinforce_boost, max_strength=self.settings.max_strength,
-                    accessed=False, importance=draft.importance, now=now,
-                )  # fmt: skip
-                if decision.supersede:
-                    await repo.supersede(conn, user_id, decision.supersede, decision.reinforce, now)
-                return WriteResult(
-                    Outcome.REINFORCED,
-                    decision.reinforce,
-                    decision.supersede,
-                    similarity=decision.similarity,
-                )
-            recent = await repo.count_recent(conn, user_id, now)
-            if recent >= self.settings.daily_cap:
-                return WriteResult(
-                    Outcome.REJECTED,
-                    reason=RejectReason.DAILY_CAP,
-                    detail=f"{recent} memories added in the last 24 hours "
-                    f"(at most {self.settings.daily_cap})",
-                )
-            new_id = await repo.insert(
-                conn, user_id, draft, embedding=embedding, model=self.embeddings.name, now=now
+        recent = await repo.count_recent(conn, user_id, now)
+        if recent >= self.settings.daily_cap:
+            return WriteResult(
+                Outcome.REJECTED,
+                reason=RejectReason.DAILY_CAP,
+                detail=f"{recent} memories added in the last 24 hours "
+                f"(at most {self.settings.daily_cap})",
             )
-            if decision.supersede:
-                await repo.supersede(conn, user_id, decision.supersede, new_id, now)
-                return WriteResult(
-                    Outcome.SUPERSEDED, new_id, decision.supersede, similarity=decision.similarity
-                )
-            return WriteResult(Outcome.INSERTED, new_id)
+        new_id = await repo.insert(
+            conn, user_id, draft, embedding=embedding, model=self.embeddings.name, now=now
+        )
+        if superseded:
+            await repo.supersede(conn, user_id, superseded, new_id, now)
+            return WriteResult(
+                Outcome.SUPERSEDED, new_id, tuple(superseded), similarity=decision.similarity
+            )
+        return WriteResult(Outcome.INSERTED, new_id)
+
+    async def get_in(self, conn: Conn, user_id: int, memory_id: int) -> Memory | None:
+        """One of the user's memories, inside the caller's transaction."""
+        return await self._in_scope(conn, user_id, lambda: repo.get(conn, user_id, memory_id))
+
+    async def delete_in(self, conn: Conn, user_id: int, memory_id: int) -> bool:
+        return await self._in_scope(conn, user_id, lambda: repo.delete(conn, user_id, memory_id))
+
+    async def set_importance_in(
+        self, conn: Conn, user_id: int, memory_id: int, importance: int
+    ) -> bool:
+        """New importance for an active memory; False when there is none."""
+        return await self._in_scope(
+            conn, user_id, lambda: repo.set_importance(conn, user_id, memory_id, importance)
+        )
 
     async def _statement_similarity(
         self, text: str, neutral: Vector, candidates: Sequence[Neighbour]

@@ -175,6 +175,49 @@ TEMPLATES: dict[Key, T] = {
     (ANY, "rejected", "ambiguous", ANY): T(
         "There are {n_events} matching events: {events_list}; which one?",
         "Há {n_events} compromissos parecidos: {events_list}; qual deles?"),
+    # --- memory ---------------------------------------------------------------
+    ("memory.add", "success", ANY, "likes"): T(
+        "I'll remember that you like {names}.",
+        "Vou lembrar que você gosta de {names}."),
+    ("memory.add", "success", ANY, "dislikes"): T(
+        "I'll remember that you don't like {names}.",
+        "Vou lembrar que você não gosta de {names}."),
+    ("memory.add", "success", ANY, "allergic"): T(
+        "I'll remember that you're allergic to {names}.",
+        "Vou lembrar que você tem alergia a {names}."),
+    ("memory.add", "success", ANY, ANY): T(
+        "I'll remember that.",
+        "Vou lembrar disso."),
+    ("memory.add", "no_change", "already_known", ANY): T(
+        "I already knew that.",
+        "Eu já sabia disso."),
+    ("memory.add", "needs_confirmation", ANY, "likes"): T(
+        "Did you want me to remember that you like {names}?",
+        "Você quer que eu lembre que você gosta de {names}?"),
+    ("memory.add", "needs_confirmation", ANY, "dislikes"): T(
+        "Did you want me to remember that you don't like {names}?",
+        "Você quer que eu lembre que você não gosta de {names}?"),
+    ("memory.add", "needs_confirmation", ANY, "allergic"): T(
+        "Did you want me to remember that you're allergic to {names}?",
+        "Você quer que eu lembre que você tem alergia a {names}?"),
+    ("memory.add", "needs_confirmation", ANY, ANY): T(
+        "Did you want me to remember that?",
+        "Você quer que eu lembre disso?"),
+    ("memory.add", "rejected", ANY, ANY): T(
+        "Sorry, I couldn't remember that; nothing was saved.",
+        "Desculpe, não consegui guardar isso; nada foi salvo."),
+    (ANY, "rejected", "memory_unavailable", ANY): T(
+        "Sorry, my memory isn't available right now; nothing was saved.",
+        "Desculpe, minha memória não está disponível agora; nada foi salvo."),
+    ("memory.edit", "success", ANY, ANY): T(
+        "I updated that memory.",
+        "Atualizei essa lembrança."),
+    ("memory.delete", "success", ANY, ANY): T(
+        "I forgot that memory.",
+        "Esqueci essa lembrança."),
+    (ANY, "not_found", "no_such_memory", ANY): T(
+        "I couldn't find that memory.",
+        "Não encontrei essa lembrança."),
     # --- any action -----------------------------------------------------------
     (ANY, "rejected", "database_unavailable", ANY): T(
         "Sorry, I couldn't reach the database; nothing was changed.",
@@ -235,6 +278,10 @@ def variant(v: ReceiptView) -> str:
             return "empty"
         if v.action == "agenda.add" and v.details.get("past"):
             return "past"
+    if v.action == "memory.add" and v.items:
+        stance = v.details.get("stance")
+        if stance in ("likes", "dislikes", "allergic"):
+            return str(stance)
     if v.reason == "ambiguous" and v.events:
         titles = {e.title.casefold().strip() for e in v.events}
         return "same_title" if len(titles) == 1 else ANY

@@ -114,6 +114,43 @@ class AgendaMove(_Command):
     new_start: AwareDatetime | dt.date
 
 
+MemoryText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
+MemoryKind = Literal["preference", "purchase", "fact"]
+Stance = Literal["likes", "dislikes", "allergic", "favourite"]
+
+
+class MemoryAdd(_Command):
+    """Remember something about the user (through the memory's commit gate).
+
+    ``subject`` and ``stance`` are set when the text is a stated preference ("I prefer
+    oat milk": likes, "oat milk"); they shape the spoken answer only.
+    """
+
+    action: Literal["memory.add"] = "memory.add"
+    text: MemoryText
+    kind: MemoryKind = "fact"
+    importance: int = Field(default=5, ge=1, le=10)
+    subject: Annotated[str, StringConstraints(strip_whitespace=True, max_length=120)] | None = None
+    stance: Stance | None = None
+
+
+class MemoryEdit(_Command):
+    """Change one of the user's memories: new text (the old one is kept as history,
+    superseded) and/or a new importance."""
+
+    action: Literal["memory.edit"] = "memory.edit"
+    id: int = Field(gt=0)
+    text: MemoryText | None = None
+    importance: int | None = Field(default=None, ge=1, le=10)
+
+
+class MemoryDelete(_Command):
+    """Forget one of the user's memories for good."""
+
+    action: Literal["memory.delete"] = "memory.delete"
+    id: int = Field(gt=0)
+
+
 Command = Annotated[
     ShoppingAdd
     | ShoppingRemove
@@ -125,7 +162,10 @@ Command = Annotated[
     | AgendaList
     | AgendaNext
     | AgendaRemove
-    | AgendaMove,
+    | AgendaMove
+    | MemoryAdd
+    | MemoryEdit
+    | MemoryDelete,
     Field(discriminator="action"),
 ]
 
@@ -143,7 +183,11 @@ ACTIONS: tuple[str, ...] = (
     "agenda.next",
     "agenda.remove",
     "agenda.move",
+    "memory.add",
+    "memory.edit",
+    "memory.delete",
 )
+MEMORY_ACTIONS = frozenset({"memory.add", "memory.edit", "memory.delete"})
 READ_ONLY_ACTIONS = frozenset({"shopping.list", "agenda.list", "agenda.next"})
 
 

@@ -69,10 +69,15 @@ class GateDecision:
 def command_key(command: Command) -> tuple[Any, ...]:
     """What must be equal for two commands to mean the same thing."""
     values: list[Any] = [command.action]
-    for name, value in sorted(command.model_dump().items()):
+    fields = command.model_dump()
+    if fields.get("stance") is not None:
+        # A stated preference: what is liked and how, not the words around it
+        # ("I prefer oat milk, please" and "i prefer oat milk" state the same).
+        fields = {"stance": fields["stance"], "subject": fields["subject"], "kind": fields["kind"]}
+    for name, value in sorted(fields.items()):
         if name == "action":
             continue
-        if name in ("item", "title") and isinstance(value, str):
+        if name in ("item", "title", "subject") and isinstance(value, str):
             values.append((name, item_key(value)))
         elif isinstance(value, dt.datetime):
             values.append((name, value.astimezone(dt.UTC).replace(second=0, microsecond=0)))

@@ -42,6 +42,7 @@ from appliance.voice.answers import combine, parse_answer
 from appliance.voice.settings import VoiceSettings
 from appliance.voice.turn import (
     Engines,
+    MemoryLike,
     Milestones,
     SpeechSink,
     TurnResult,
@@ -109,6 +110,8 @@ class VoiceSessions:
         self._tasks: set[asyncio.Task[None]] = set()
         self._watchers: dict[str, asyncio.Queue[SatelliteEvent]] = {}
         self.results: list[TurnResult] = []
+        self.memory: MemoryLike | None = None
+        """Set once the memory is loaded (``appliance.memory.conversation``)."""
 
     def ready(self, engines: Engines) -> None:
         """The models are loaded: accept sessions from now on."""
@@ -266,6 +269,7 @@ class VoiceSessions:
             log_transcripts=self._log_transcripts,
             answer_only=answer_only,
             expect_published=self._expect_published,
+            memory=None if answer_only else self.memory,
         )
         turn.start()
         return turn

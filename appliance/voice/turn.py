@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import datetime as dt
 import functools
 import logging
 import threading
@@ -70,6 +71,48 @@ class NarrationLike(Protocol):
 
 class Narrator(Protocol):
     def narrate(self, receipt: Receipt, lang: str) -> NarrationLike: ...
+
+    def answer(
+        self,
+        question: str,
+        memories: Sequence[str],
+        lang: str,
+        *,
+        episodes: str = "",
+        failed: bool = False,
+    ) -> NarrationLike: ...
+
+
+class AnswerLike(Protocol):
+    @property
+    def text(self) -> str: ...
+
+
+class MemoryLike(Protocol):
+    """What a turn needs of the memory (``appliance.memory.conversation``)."""
+
+    async def answer(
+        self,
+        *,
+        user: str | None,
+        site: str | None,
+        question: str,
+        lang: str,
+        narrator: Narrator,
+        executor: Executor,
+    ) -> AnswerLike | None: ...
+
+    async def record(
+        self,
+        *,
+        user: str | None,
+        site: str | None,
+        turn_id: str,
+        question: str,
+        answer: str,
+        lang: str,
+        asked_at: dt.datetime,
+    ) -> None: ...
 
 
 class Speaker(Protocol):
@@ -159,7 +202,10 @@ class VoiceTurn:
         log_transcripts: bool = False,
         answer_only: bool = False,
         expect_published: Callable[[str], asyncio.Future[None]] | None = None,
+        memory: MemoryLike | None = None,
     ) -> None:
+        """``memory``: answers questions about the speaker and keeps the diary (None:
+        no memory; such questions get the "only the list and the agenda" reply)."""
         self.session_id = session_id
         self.site = site
         self.user = user
@@ -172,6 +218,8 @@ class VoiceTurn:
         self.log_transcripts = log_transcripts
         self.answer_only = answer_only
         self._expect_published = expect_published
+        self.memory = memory
+        self._asked_at = dt.datetime.now(dt.UTC)
         self._published: asyncio.Task[None] | None = None
         self._endpointer = engines.endpointer()
         self._release_endpointer = engines.release_endpointer
@@ -361,11 +409,33 @@ class VoiceTurn:
         if self.answer_only:
             return TurnResult(transcripts, "answer", None, [], "", dict(self.milestones.marks))
         self._log(gate, transcripts)
+        if gate.decision == "chat" and self.memory is not None and not self.dry_run:
+            answered = await self.memory.answer(
+                user=self.user, site=self.site, question=heard_a.text, lang=self.lang,
+                narrator=self.engines.narrator, executor=self.engines.executor,
+            )  # fmt: skip
+            if answered is not None:
+                self.milestones.mark("memory_answer")
+                speech = await speak(self.engines, [], self.lang, sink, fallback=answered.text,
+                                     wrap=self._marking)  # fmt: skip
+                await self._keep(heard_a.text, speech)
+                marks = dict(self.milestones.marks)
+                return TurnResult(transcripts, "recall", gate, [], speech, marks)
         receipts = await self._act(gate, transcripts)
         speech = await self._answer(gate, receipts, sink)
+        await self._keep(heard_a.text, speech)
         return TurnResult(
             transcripts, gate.decision, gate, receipts, speech, dict(self.milestones.marks)
         )
+
+    async def _keep(self, question: str, answer: str) -> None:
+        """The turn in the speaker's diary (memory on, not a dry run)."""
+        if self.memory is None or self.dry_run:
+            return
+        await self.memory.record(
+            user=self.user, site=self.site, turn_id=self.session_id, question=question,
+            answer=answer, lang=self.lang, asked_at=self._asked_at,
+        )  # fmt: skip
 
     def _wants_second_opinion(self, gate: GateDecision, heard_b: Heard | None, parse: Any) -> bool:
         """The verifier heard a change that Whisper's reading did not confirm (never

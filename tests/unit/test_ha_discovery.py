@@ -128,8 +128,8 @@ def test_expected_components() -> None:
     assert platforms.count("button") == 1
     assert platforms.count("event") == 1
     assert platforms.count("notify") == 1
-    assert platforms.count("device_automation") == len(ACTIONS) == 11
-    assert len(platforms) == 6 + 11
+    assert platforms.count("device_automation") == len(ACTIONS) == 14
+    assert len(platforms) == 6 + len(ACTIONS)
 
 
 def test_component_ids_are_safe() -> None:

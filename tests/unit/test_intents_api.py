@@ -87,7 +87,9 @@ def test_matched_template_is_shown_as_written() -> None:
 def test_templates_cover_every_action(lang: str) -> None:
     intents = templates(lang)
     assert isinstance(intents, Intents)
-    assert set(ACTIONS) <= set(intents.intents)
+    # Editing or deleting a memory needs its id: MQTT and the CLI only.
+    spoken = set(ACTIONS) - {"memory.edit", "memory.delete"}
+    assert spoken <= set(intents.intents)
     assert parser().templates(lang).intents.keys() == intents.intents.keys()
 
 

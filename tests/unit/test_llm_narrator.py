@@ -202,7 +202,7 @@ def test_a_prompt_too_long_for_the_context_gives_the_template(tmp_path: Path) ->
     )
     narration = make(tmp_path, llm, n_ctx=1024).narrate(long_list, "en", now=NOW)
     assert (narration.source, narration.reason) == ("template", "prompt_too_long")
-    assert len(llm.prompts) == 1  # only the warm-up: nothing was generated
+    assert len(llm.prompts) == 2  # only the warm-ups (narration, answer): nothing generated
 
 
 def test_disabled_llm_uses_templates_and_never_loads(tmp_path: Path) -> None:
@@ -221,7 +221,7 @@ def test_unsupported_language_uses_the_english_template(tmp_path: Path) -> None:
     narration = make(tmp_path, llm).narrate(EN["add"], "de", now=NOW)
     assert (narration.source, narration.reason) == ("template", "unsupported_language")
     assert narration.text == "I added 2 liters of milk to the shopping list."
-    assert len(llm.prompts) == 1  # only the warm-up
+    assert len(llm.prompts) == 2  # only the warm-ups (narration, answer)
 
 
 def test_narrate_never_waits_for_the_model_to_load(tmp_path: Path) -> None:
@@ -446,3 +446,15 @@ def test_a_failed_assembly_leaves_nothing_behind(
 def test_a_configured_model_path_must_exist(tmp_path: Path) -> None:
     with pytest.raises(model_mod.ModelUnavailableError):
         model_mod.resolve_model_path(tmp_path / "nope.gguf", tmp_path)
+
+
+@pytest.mark.parametrize("label", ["memory_likes", "memory_dislikes", "memory_delete"])
+def test_memory_receipts_are_told_by_their_template(tmp_path: Path, label: str) -> None:
+    llm = FakeLlama([" I added 50 beers to your shopping list."])
+    narrator = make(tmp_path, llm)
+    warm_up = len(llm.prompts)
+    narration = narrator.narrate(EN[label], "en", now=NOW)
+    assert narration.source == "template"
+    assert narration.reason == "template_only"
+    assert len(llm.prompts) == warm_up  # the model never saw it
+    assert "beer" not in narration.text

@@ -58,6 +58,11 @@ VALUES
      %(model)s, %(dimension)s, %(embedding)s::vector)
 RETURNING id;
 
+-- name: set_importance
+UPDATE memories SET importance = %(importance)s
+WHERE user_id = %(user_id)s AND id = %(id)s AND superseded_at IS NULL
+RETURNING id;
+
 -- name: supersede
 UPDATE memories
 SET superseded_at = coalesce(%(now)s::timestamptz, now()), superseded_by = %(by)s
