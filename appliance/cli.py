@@ -18,6 +18,7 @@ from appliance.logs import setup_logging
 from appliance.memory.cli import add_memory_commands, run_memory_command
 from appliance.models.cli import add_models_commands, run_models_command
 from appliance.settings import Settings, load_settings, redacted
+from appliance.settings_sources import describe_invalid
 
 EXIT_OK = 0
 EXIT_NOT_DONE = 1
@@ -70,7 +71,10 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         settings = load_settings(args.config, data_dir=args.data_dir, log_level=args.log_level)
-    except (ValidationError, FileNotFoundError, ValueError) as err:
+    except ValidationError as err:
+        print(f"appliance: invalid settings: {describe_invalid(err)}", file=sys.stderr)
+        return EXIT_CONFIG
+    except (FileNotFoundError, ValueError) as err:
         print(f"appliance: invalid settings: {err}", file=sys.stderr)
         return EXIT_CONFIG
     command = args.command or "run"

@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 from typing import Any, ClassVar, Self
 
+from pydantic import ValidationError
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -54,3 +55,14 @@ class TomlSettings(BaseSettings):
             return cls(**{k: v for k, v in overrides.items() if v is not None})
         finally:
             cls.config_file = previous
+
+
+def describe_invalid(err: ValidationError) -> str:
+    """What is wrong with the settings, key by key, without the values given: pydantic
+    repeats the input ("mqtt.url must not hold credentials" would print the password),
+    and this goes to stderr and the journal."""
+    problems = [
+        f"{'.'.join(str(part) for part in error['loc']) or 'settings'}: {error['msg']}"
+        for error in err.errors(include_url=False, include_input=False, include_context=False)
+    ]
+    return "; ".join(problems)

@@ -19,6 +19,7 @@ from pydantic import ValidationError
 
 from appliance import __version__
 from appliance.logs import setup_logging
+from appliance.settings_sources import describe_invalid
 from satellites.errors import SatelliteError
 from satellites.settings import SatelliteSettings, load_settings
 
@@ -107,7 +108,10 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_OK
     try:
         settings = _apply(load_settings(args.config, **_overrides(args)), args)
-    except (ValidationError, FileNotFoundError, ValueError) as err:
+    except ValidationError as err:
+        print(f"satellite: invalid settings: {describe_invalid(err)}", file=sys.stderr)
+        return EXIT_CONFIG
+    except (FileNotFoundError, ValueError) as err:
         print(f"satellite: invalid settings: {err}", file=sys.stderr)
         return EXIT_CONFIG
     setup_logging(settings.log_level)

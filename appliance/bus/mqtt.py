@@ -27,6 +27,9 @@ _LOGGER = logging.getLogger(__name__)
 MessageCallback = Callable[[str, bytes], None]
 ConnectCallback = Callable[[], Awaitable[None]]
 
+_TLS_FAILURE = "CERTIFICATE_VERIFY_FAILED"
+"""In the message aiomqtt makes of an ``ssl.SSLCertVerificationError`` (no cause kept)."""
+
 
 @dataclass(frozen=True)
 class BusConfig:
@@ -69,7 +72,11 @@ class Bus:
         cfg = self.config
         tls_context = None
         if cfg.tls:
-            tls_context = ssl.create_default_context(cafile=cfg.ca_file)
+            try:
+                tls_context = ssl.create_default_context(cafile=cfg.ca_file)
+            except OSError as err:  # ssl.SSLError too: not a certificate
+                msg = f"cannot load the MQTT CA certificate {cfg.ca_file}: {err}"
+                raise BusError(msg) from err
         client = aiomqtt.Client(
             cfg.host,
             cfg.port,
@@ -116,7 +123,17 @@ class Bus:
                 if stop.is_set():
                     break
                 wait = min(delay, self.config.reconnect_max_seconds) * (0.75 + random.random() / 2)  # noqa: S311 - jitter
-                _LOGGER.warning("MQTT connection lost (%s); retrying in %.1f s", err, wait)
+                if self.config.tls and _TLS_FAILURE in str(err):
+                    _LOGGER.warning(
+                        "MQTT broker %s:%d: TLS certificate not trusted (%s); is mqtt.ca_file "
+                        "the CA that signed the broker's certificate? retrying in %.1f s",
+                        self.config.host,
+                        self.config.port,
+                        err,
+                        wait,
+                    )
+                else:
+                    _LOGGER.warning("MQTT connection lost (%s); retrying in %.1f s", err, wait)
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(stop.wait(), wait)
                 delay = min(delay * 2, self.config.reconnect_max_seconds)

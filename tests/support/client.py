@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import json
 import socket
+import ssl
 import uuid
 from collections.abc import AsyncIterator
 from typing import Any
@@ -81,12 +82,19 @@ async def ha_client(
     *,
     client_id: str | None = None,
     clean_session: bool = True,
+    tls: bool = False,
 ) -> AsyncIterator[HaClient]:
+    """Connected as ``user``; with ``tls``, to the broker's TLS listener, trusting its CA."""
+    tls_context = None
+    if tls:
+        assert broker.tls_port is not None, "the broker has no TLS listener"
+        tls_context = ssl.create_default_context(cafile=broker.ca_file)
     async with aiomqtt.Client(
-        "127.0.0.1",
-        broker.port,
+        "localhost" if tls else "127.0.0.1",
+        broker.tls_port if tls and broker.tls_port else broker.port,
         username=user,
         password=USERS[user],
+        tls_context=tls_context,
         identifier=client_id,
         clean_session=clean_session,
         max_queued_outgoing_messages=0,
