@@ -3,6 +3,11 @@
 A row is deleted only after the broker acknowledged every topic it names; a crash
 in between publishes it again on restart (receipts carry ids, so consumers can
 tell a repeat).
+
+Several nodes may drain one database's outbox: a batch is locked (``FOR UPDATE SKIP
+LOCKED``) from the moment it is read until it is deleted, in one transaction, so
+each message is published by one node; if that node dies mid-batch, its lock goes
+with its connection and another node publishes the batch.
 """
 
 from __future__ import annotations
@@ -68,20 +73,19 @@ class OutboxPublisher:
         """Publish one batch; return how many messages it held."""
         async with self._db.transaction() as conn:
             messages = await store.outbox_batch(conn, self._batch)
-        if not messages:
-            return 0
-        outcomes = await asyncio.gather(
-            *(
-                self._bus.publish(topic, m.payload, qos=m.qos, retain=m.retain)
-                for m in messages
-                for topic in m.topics
-            ),
-            return_exceptions=True,
-        )
-        for outcome in outcomes:
-            if isinstance(outcome, BaseException):
-                raise outcome
-        async with self._db.transaction() as conn:
+            if not messages:
+                return 0
+            outcomes = await asyncio.gather(
+                *(
+                    self._bus.publish(topic, m.payload, qos=m.qos, retain=m.retain)
+                    for m in messages
+                    for topic in m.topics
+                ),
+                return_exceptions=True,
+            )
+            for outcome in outcomes:
+                if isinstance(outcome, BaseException):
+                    raise outcome
             await store.outbox_delete(conn, [m.id for m in messages])
         self.published += len(messages)
         for m in messages:

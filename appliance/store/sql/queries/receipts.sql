@@ -23,7 +23,9 @@ INSERT INTO outbox (topics, payload, qos, retain, request_id)
 VALUES (%(topics)s, %(payload)s, 1, false, %(request_id)s);
 
 -- name: outbox_batch
-SELECT id, topics, payload, qos, retain, request_id FROM outbox ORDER BY id LIMIT %(limit)s;
+-- Locked until the batch is deleted: a second node skips it (several nodes, one outbox).
+SELECT id, topics, payload, qos, retain, request_id FROM outbox ORDER BY id
+LIMIT %(limit)s FOR UPDATE SKIP LOCKED;
 
 -- name: outbox_delete
 DELETE FROM outbox WHERE id = ANY(%(ids)s);
