@@ -235,7 +235,7 @@ class Narrator:
         code = normalize_lang(lang) or "en"
 
         def fallback(reason: str, ttft: float | None = None, text: str | None = None) -> Narration:
-            said = deterministic_answer(memories, code, failed=failed)
+            said = deterministic_answer(memories, code, question=question, failed=failed)
             elapsed = (self._clock() - start) * 1000
             _LOGGER.debug("memory answer from the memories themselves (%s)", reason)
             return Narration(said, "template", reason, elapsed, ttft, text)
