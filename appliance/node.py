@@ -10,29 +10,32 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dt
+import functools
 import gc
 import logging
+import random
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 from appliance import __version__, sdnotify
-from appliance.actions.service import ActionService
+from appliance.actions.service import ActionService, Request
 from appliance.aio import wait_any
 from appliance.bus.broker import EmbeddedBroker
 from appliance.bus.commands import Announcement, CommandDecoder, TextParser
 from appliance.bus.mqtt import Bus, BusConfig
 from appliance.bus.outbox import OutboxPublisher
 from appliance.bus.state import StatePublisher
-from appliance.errors import ApplianceError, BusError
+from appliance.errors import ApplianceError, BusError, StoreError
 from appliance.ha.discovery import DeviceInfo
 from appliance.ha.publisher import DiscoveryPublisher
 from appliance.memory.conversation import Conversation
 from appliance.memory.embedder import Embeddings
 from appliance.memory.purchases import PurchaseMemories
-from appliance.protocol.topics import HA_STATUS_TOPIC, ONLINE, Topics
-from appliance.protocol.voice import SiteTopics, satellite_filter
+from appliance.protocol.topics import HA_STATUS_TOPIC, OFFLINE, ONLINE, Topics
+from appliance.protocol.voice import SiteTopics, parse_topic, satellite_filter
 from appliance.settings import Settings
+from appliance.store import voice as voice_store
 from appliance.store.db import Database
 from appliance.store.embedded import EmbeddedPostgres
 from appliance.voice.announce import Announcer
@@ -43,6 +46,8 @@ from appliance.voice.turn import Engines
 _LOGGER = logging.getLogger(__name__)
 
 QUEUE_LIMIT = 10_000
+FORGET_SESSIONS_ODDS = 0.05
+"""Chance that a voice-session claim also deletes the claims older than a day."""
 DRAIN_SECONDS = 5.0
 
 
@@ -104,6 +109,10 @@ class Node:
         self.purchases: PurchaseMemories | None = None
         self.conversation: Conversation | None = None
         self._upkeep: asyncio.Task[None] | None = None
+        self._stopping = False
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.commands_handled = 0
+        """Messages this node took from the command topics (several nodes share them)."""
 
     # --- wiring -------------------------------------------------------------------
     def _bus_config(self, host: str, port: int, tls: bool) -> BusConfig:
@@ -118,14 +127,27 @@ class Node:
             password=mqtt.password.get_secret_value() if mqtt.password else None,
             availability_topic=self.topics.availability,
             subscriptions=[
-                (self.topics.command_filter, 1),
-                (self.topics.ha_filter, 1),
-                (HA_STATUS_TOPIC, 1),
+                (self._shared(self.topics.command_filter), 1),
+                (self._shared(self.topics.ha_filter), 1),
+                (self._shared(self.topics.user_command_filter), 1),
+                (self._shared(HA_STATUS_TOPIC), 1),
                 *self._satellite_subscriptions(),
+                *([(self.topics.availability, 1)] if mqtt.shared_group else []),
             ],
             keepalive=mqtt.keepalive,
             reconnect_max_seconds=mqtt.reconnect_max_seconds,
+            # Alone, a persistent session keeps commands sent while the node restarts.
+            # In a shared group, the broker would keep routing a dead member's share of
+            # the commands to its session: a clean session leaves them to the others.
+            clean_session=mqtt.shared_group is not None,
         )
+
+    def _shared(self, topic_filter: str) -> str:
+        """Commands are split between the nodes of a shared group: each message goes
+        to one of them. Satellite traffic is not: every node hears every claim, and
+        the database decides which node runs the session."""
+        group = self.settings.mqtt.shared_group
+        return f"$share/{group}/{topic_filter}" if group else topic_filter
 
     def _satellite_subscriptions(self) -> list[tuple[str, int]]:
         """Everything satellites say with voice on; else only what they are and whether
@@ -136,7 +158,13 @@ class Node:
         return [(every.status, 1), (every.info, 1)]
 
     def _on_message(self, topic: str, payload: bytes) -> None:
+        if topic == self.topics.availability:
+            self._availability(payload)
+            return
         if self.satellites.handle(topic, payload):
+            site = self._offline_site(topic, payload)
+            if site is not None and self.voice is not None:
+                self.voice.site_offline(site)
             return
         if self.voice is not None and self.voice.handle(topic, payload):
             return
@@ -213,11 +241,12 @@ class Node:
             language=settings.language,
             max_payload_bytes=settings.mqtt.max_payload_bytes,
             parser=parser,
+            limiter=settings.rate_limits.limiter(),
         )
 
         if settings.homeassistant.discovery:
             device = DeviceInfo(
-                device_id=settings.node_id,
+                device_id=settings.homeassistant.device_id or settings.node_id,
                 name=settings.homeassistant.device_name,
                 sw_version=__version__,
             )
@@ -248,6 +277,8 @@ class Node:
                 known_items=known_items,
                 log_transcripts=settings.log_transcripts,
                 expect_published=outbox.expect,
+                take_session=functools.partial(self._take_session, db),
+                shared=settings.mqtt.shared_group is not None,
             )
         self.announcer = Announcer(
             topics=self.topics,
@@ -271,6 +302,7 @@ class Node:
             memory = group.create_task(self._memory_ready(db, stop), name="memory")
             await self._announce_ready(bus, stop)
             await stop.wait()
+            self._stopping = True
             sdnotify.notify("STOPPING=1")
             _LOGGER.info("stopping: draining commands and receipts")
             await asyncio.wait({worker, publisher}, timeout=DRAIN_SECONDS)
@@ -317,6 +349,22 @@ class Node:
             self._upkeep = asyncio.create_task(upkeep.run(stop), name="memory-upkeep")
         _LOGGER.info("memory on")
         return embeddings
+
+    async def _take_session(self, db: Database, session_id: str, site: str) -> bool:
+        """Claim a won voice session for this node in the database (several nodes hear
+        the same satellites). Without the database the session is taken: nothing it
+        asks for could commit anyway, and one node must answer."""
+        try:
+            async with db.transaction() as conn:
+                taken = await voice_store.claim_session(
+                    conn, session_id, site, self.settings.node_id
+                )
+                if taken and random.random() < FORGET_SESSIONS_ODDS:  # noqa: S311
+                    await voice_store.forget_old_sessions(conn)
+        except StoreError as err:
+            _LOGGER.warning("voice session %s not claimed in the database: %s", session_id, err)
+            return True
+        return taken
 
     async def _close_parts(self, memory: asyncio.Task[Embeddings | None]) -> None:
         if self.announcer is not None:
@@ -384,6 +432,7 @@ class Node:
             while len(messages) < batch_max and not self._queue.empty():
                 messages.append(self._queue.get_nowait())
             requests = []
+            self.commands_handled += len(messages)
             for topic, payload in messages:
                 decoded = decoder.decode(topic, payload)
                 if isinstance(decoded, Announcement):
@@ -391,18 +440,42 @@ class Node:
                 elif decoded:
                     requests.extend(decoded)
             results = await self.service.execute_batch(requests)
-            for result in results:
+            for request, result in zip(requests, results, strict=True):
                 if not result.stored:
-                    await self._publish_direct(bus, result.receipt.request_id,
-                                               result.receipt.to_payload())  # fmt: skip
+                    await self._publish_direct(bus, request, result.receipt.to_payload())
 
-    async def _publish_direct(self, bus: Bus, request_id: str, payload: bytes) -> None:
+    def _offline_site(self, topic: str, payload: bytes) -> str | None:
+        """The site whose satellite just said ``offline`` (its last will), if any."""
+        parsed = parse_topic(self.topics.prefix, topic)
+        if parsed is None or parsed[1] != "status" or payload.strip() != OFFLINE.encode():
+            return None
+        return parsed[0]
+
+    def _availability(self, payload: bytes) -> None:
+        """Several nodes share one availability topic: another node's last will says
+        "offline" while this one serves, so say "online" again at once."""
+        bus = self.bus
+        if payload.strip() != OFFLINE.encode() or self._stopping or bus is None:
+            return
+        if bus.connected.is_set():
+            _LOGGER.warning("another node went offline; this node still serves")
+            task = asyncio.create_task(self._still_online(bus), name="availability")
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _still_online(self, bus: Bus) -> None:
+        try:
+            await bus.publish(self.topics.availability, ONLINE.encode(), qos=1, retain=True)
+        except BusError as err:
+            _LOGGER.warning("availability not restored: %s", err)
+
+    async def _publish_direct(self, bus: Bus, request: Request, payload: bytes) -> None:
         assert self.service is not None  # noqa: S101
         try:
-            for topic in self.service.topics_for(request_id):
+            for topic in self.service.topics_for(request):
                 await bus.publish(topic, payload, qos=1)
         except BusError as err:
-            _LOGGER.warning("receipt %s not published: %s", request_id, err)
+            _LOGGER.warning("receipt %s not published: %s", request.request_id, err)
 
     def _announce(self, announcement: Announcement) -> None:
         """Spoken (or republished) by the announcer's own tasks: never waited for here."""

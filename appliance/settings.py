@@ -21,6 +21,7 @@ from pydantic_settings import SettingsConfigDict
 from appliance.asr.verifier import VerifierSettings
 from appliance.asr.whisper import WhisperSettings
 from appliance.audio.vad import VadSettings
+from appliance.bus.limits import RateLimitSettings
 from appliance.llm.settings import LlmSettings
 from appliance.memory.settings import MemorySettings
 from appliance.settings_sources import TomlSettings
@@ -71,6 +72,13 @@ class MqttSettings(BaseModel):
     )
     prefix: str = Field(default="appliance", description="Topic prefix of the node's API.")
     keepalive: int = Field(default=30, ge=5, le=3600, description="Keepalive in seconds.")
+    shared_group: str | None = Field(
+        default=None,
+        pattern=r"^[A-Za-z0-9_-]{1,64}$",
+        description="Several nodes on one broker and database: the MQTT shared-subscription "
+        "group they split commands in (mosquitto; not the embedded broker). Each node needs "
+        "its own node_id. Unset: this node is the only one.",
+    )
     max_payload_bytes: int = Field(
         default=16_384, ge=256, description="Larger command payloads are rejected unread."
     )
@@ -122,6 +130,12 @@ class HomeAssistantSettings(BaseModel):
 
     discovery: bool = Field(default=True, description="Publish MQTT discovery configs.")
     device_name: str = Field(default="Appliance", description="Device name shown in HA.")
+    device_id: str | None = Field(
+        default=None,
+        pattern=r"^[A-Za-z0-9_-]{1,64}$",
+        description="Home Assistant device id of the installation. Unset: node_id. Nodes "
+        "sharing a broker and a database set the same device_id and different node_ids.",
+    )
 
 
 class ActionSettings(BaseModel):
@@ -189,6 +203,7 @@ class Settings(TomlSettings):
     llm: LlmSettings = Field(default_factory=LlmSettings)
     tts: TtsSettings = Field(default_factory=TtsSettings)
     memory: MemorySettings = Field(default_factory=MemorySettings)
+    rate_limits: RateLimitSettings = Field(default_factory=RateLimitSettings)
 
     @field_validator("timezone")
     @classmethod

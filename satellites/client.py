@@ -357,7 +357,12 @@ class Satellite:
         )
         try:
             while True:
-                kind, message = await self._inbox.get()
+                try:
+                    async with asyncio.timeout(self.settings.stream.node_silence_s):
+                        kind, message = await self._inbox.get()
+                except TimeoutError:
+                    _LOGGER.warning("turn %s: the node went silent; ending it", sid)
+                    return "lost", "the node stopped answering"
                 if kind == "lost":
                     return "lost", str(message)
                 if kind == "local_stop":

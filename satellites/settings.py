@@ -164,6 +164,12 @@ class StreamSettings(BaseModel):
     turn_timeout_s: float = Field(
         default=60.0, gt=0, description="A turn the node never ends is dropped after this."
     )
+    node_silence_s: float = Field(
+        default=8.0,
+        gt=0,
+        description="After the node accepted a turn, it says something at least every "
+        "couple of seconds ('working'); silence this long means it is gone: the turn ends.",
+    )
     queue_chunks: int = Field(
         default=256,
         ge=16,

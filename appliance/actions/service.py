@@ -55,6 +55,11 @@ class Request:
     """Extra receipt details (e.g. the text a command was parsed from)."""
     confirm: tuple[Command, ...] = ()
     """Commands heard but not confirmed: recorded as ``needs_confirmation``, not run."""
+    reply_topics: tuple[str, ...] = ()
+    """More topics for the receipt (a user's own receipt topic)."""
+    transient: bool = False
+    """A rejection for now only (a rate limit): not recorded, so the same request id
+    sent again later runs anew."""
 
 
 @dataclass(frozen=True)
@@ -115,8 +120,12 @@ class ActionService:
         async with self._db.transaction() as conn:
             return await shopping_store.known_names(conn, ids.list_id)
 
-    def topics_for(self, request_id: str) -> list[str]:
-        return [self._topics.receipt(request_id), self._topics.receipts]
+    def topics_for(self, request: Request) -> list[str]:
+        return [
+            self._topics.receipt(request.request_id),
+            self._topics.receipts,
+            *request.reply_topics,
+        ]
 
     async def execute(self, request: Request) -> Result:
         return (await self.execute_batch([request]))[0]
@@ -132,6 +141,14 @@ class ActionService:
         """
         if not requests:
             return []
+        refused = {
+            id(r): Result(self._receipt(r, Outcome("rejected", r.rejection)), stored=False)
+            for r in requests
+            if r.transient and r.command is None
+        }
+        if refused:  # answered, not recorded: the same request id may come back
+            ran = iter(await self.execute_batch([r for r in requests if id(r) not in refused]))
+            return [refused.get(id(r)) or next(ran) for r in requests]
         prepared = await self._prepare(requests)
         try:
             ids = {r.source.user: await self._resolve(r.source.user) for r in requests}
@@ -139,7 +156,7 @@ class ActionService:
                 results = await self._transaction(requests, ids, prepared)
             except StoreUnavailableError:
                 raise
-            except StoreError as err:
+            except Exception as err:  # noqa: BLE001 - StoreError, or a defect in one command
                 _LOGGER.warning("batch of %d failed (%s); one by one", len(requests), err)
                 results = [await self._alone(r, ids, prepared) for r in requests]
         except StoreError as err:
@@ -196,13 +213,19 @@ class ActionService:
         except StoreUnavailableError:
             raise
         except StoreError as err:
-            _LOGGER.error("command %s failed in the database: %s", request.action, err)
+            _LOGGER.error("command %s failed in the database: %s", _name(request), err)
             receipt = self._receipt(request, Outcome("rejected", f"database_error: {err}"))
-            async with self._db.transaction() as conn:
-                if await receipt_store.claim(conn, request.request_id):
-                    await receipt_store.record(conn, receipt, self.topics_for(request.request_id))
-                    return Result(receipt, stored=True)
-                return await self._duplicate(conn, request)
+        except Exception:
+            # A defect must not stop the node: this command is refused, the rest go on.
+            _LOGGER.exception("command %s failed", _name(request))
+            receipt = self._receipt(
+                request, Outcome("rejected", "internal_error: nothing was changed")
+            )
+        async with self._db.transaction() as conn:
+            if await receipt_store.claim(conn, request.request_id):
+                await receipt_store.record(conn, receipt, self.topics_for(request))
+                return Result(receipt, stored=True)
+            return await self._duplicate(conn, request)
 
     async def _one(
         self, conn: Conn, request: Request, ids: _Ids, now: dt.datetime, prepared: Any
@@ -211,7 +234,7 @@ class ActionService:
             return await self._duplicate(conn, request)
         outcome = await self._outcome(conn, request, ids, now, prepared)
         receipt = self._receipt(request, outcome)
-        await receipt_store.record(conn, receipt, self.topics_for(request.request_id))
+        await receipt_store.record(conn, receipt, self.topics_for(request))
         return Result(receipt, stored=True)
 
     async def _outcome(
@@ -261,6 +284,10 @@ class ActionService:
         return self._receipt(
             request, Outcome("rejected", f"database_unavailable: {why}; {consequence}")
         )
+
+
+def _name(request: Request) -> str | None:
+    return request.command.action if request.command is not None else request.action
 
 
 def _proposal(commands: Sequence[Command]) -> Outcome:

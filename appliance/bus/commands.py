@@ -6,6 +6,7 @@ names the problem. Nothing here touches the database.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 import logging
@@ -16,15 +17,19 @@ from typing import Any, Protocol
 from pydantic import ValidationError
 
 from appliance.actions.service import Request, new_request_id
+from appliance.bus.limits import RateLimiter
 from appliance.protocol.commands import ACTIONS, ShoppingAdd, ShoppingClearCompleted, parse_command
 from appliance.protocol.receipts import Source, SourceKind
 from appliance.protocol.topics import Topics
 
 _LOGGER = logging.getLogger(__name__)
 
-REQUEST_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,128}$")
-USER = re.compile(r"^[\w.@-]{1,64}$", re.UNICODE)
+REQUEST_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,128}\Z")  # \Z: "$" would pass a final newline
+USER = re.compile(r"^[\w.@-]{1,64}\Z", re.UNICODE)
 _META = ("request_id", "user", "site")
+RATE_LIMITED = "rate_limited"
+HA_SENDER = "ha"
+"""The rate-limit key of every Home Assistant entity topic (``<prefix>/ha/...``)."""
 
 
 class TextParser(Protocol):
@@ -35,7 +40,7 @@ class TextParser(Protocol):
 
 ANNOUNCEMENT_MAX_CHARS = 500
 """Longest announcement spoken (about half a minute of speech); longer ones are refused."""
-_SITE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")  # ``SiteName`` of the satellite protocol
+_SITE = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")  # ``SiteName`` of the satellite protocol
 
 
 @dataclass(frozen=True)
@@ -57,47 +62,81 @@ class CommandDecoder:
         language: str,
         max_payload_bytes: int,
         parser: TextParser | None,
+        limiter: RateLimiter | None = None,
     ) -> None:
         self._topics = topics
+        self._limiter = limiter
         self._default_user = default_user
         self._language = language
         self._max = max_payload_bytes
         self._parser = parser
         prefix = topics.prefix
         self._cmd_prefix = f"{prefix}/cmd/"
+        self._user_prefix = f"{prefix}/u/"
         self._announce_prefix = f"{topics.ha_announce}/"
 
     def decode(self, topic: str, payload: bytes) -> list[Request] | Announcement | None:
         """Requests for a command topic, an announcement, or None for other topics."""
         if topic == self._topics.ha_add_item:
+            if limited := self._limited(HA_SENDER):
+                return [self._reject({}, limited, "shopping.add", kind="ha")]
             return self._ha_add(payload)
         if topic == self._topics.ha_clear_completed:
+            if limited := self._limited(HA_SENDER):
+                return [self._reject({}, limited, "shopping.clear_completed", kind="ha")]
             return [self._request({}, "ha", ShoppingClearCompleted())]
-        if topic == self._topics.ha_announce:
-            return self._announcement(payload, None)
-        if topic.startswith(self._announce_prefix):
-            return self._announcement(payload, topic[len(self._announce_prefix) :])
-        if not topic.startswith(self._cmd_prefix):
-            return None
-        name = topic[len(self._cmd_prefix) :]
-        if len(payload) > self._max:
-            return [
-                self._reject(
-                    {}, f"payload_too_large: {len(payload)} bytes, limit {self._max}", name
-                )
-            ]
-        try:
-            data = json.loads(payload) if payload.strip() else {}
-        except (UnicodeDecodeError, json.JSONDecodeError) as err:
-            return [self._reject({}, f"invalid_json: {err}", name)]
-        if not isinstance(data, dict):
-            return [self._reject({}, "invalid_payload: a JSON object is expected", name)]
-        problem = self._check_meta(data)
+        if topic == self._topics.ha_announce or topic.startswith(self._announce_prefix):
+            if limited := self._limited(HA_SENDER):
+                _LOGGER.warning("announcement dropped: %s", limited)
+                return None
+            site = (
+                topic[len(self._announce_prefix) :] if topic != self._topics.ha_announce else None
+            )
+            return self._announcement(payload, site)
+        if topic.startswith(self._cmd_prefix):
+            return self._command(topic[len(self._cmd_prefix) :], payload)
+        if topic.startswith(self._user_prefix):
+            user, marker, name = topic[len(self._user_prefix) :].partition("/cmd/")
+            if marker and name and USER.match(user) and "/" not in user:
+                return self._command(name, payload, as_user=user)
+        return None
+
+    # --- topic handlers -----------------------------------------------------------
+    def _command(self, name: str, payload: bytes, *, as_user: str | None = None) -> list[Request]:
+        """``<prefix>/cmd/<name>``: a structured command, or free text.
+
+        ``as_user``: it came on ``<prefix>/u/<user>/cmd/<name>``, which only that MQTT
+        user may write to (the broker's ACL): it acts for that user and no other, and
+        its receipt also goes to ``<prefix>/u/<user>/receipts/<request_id>``.
+        """
+        action = name.replace("/", ".")  # kept on a rejection when it is one of ACTIONS
+        data = self._json_object(payload, action)
+        if isinstance(data, Request):
+            return [self._for_user(data, as_user)]
+        problem = self._check_meta(data) or _unstorable_text(data)
         if problem:
-            return [self._reject({}, problem, name)]
+            return [self._for_user(self._reject(data, problem, action), as_user)]
+        if as_user is not None:
+            claimed = data.get("user")
+            if claimed is not None and claimed != as_user:
+                forbidden = f"forbidden_user: {as_user} may not act for {claimed}"
+                return [self._for_user(self._reject({**data, "user": as_user}, forbidden,
+                                                    action), as_user)]  # fmt: skip
+            data = {**data, "user": as_user}
+            return [self._for_user(r, as_user) for r in self._checked(name, action, data)]
+        return self._checked(name, action, data)
+
+    def _for_user(self, request: Request, user: str | None) -> Request:
+        if user is None:
+            return request
+        reply = (self._topics.user_receipt(user, request.request_id),)
+        return dataclasses.replace(request, reply_topics=reply)
+
+    def _checked(self, name: str, action: str, data: dict[str, Any]) -> list[Request]:
+        if limited := self._limited(self._sender(data)):
+            return [self._reject(data, limited, action)]
         if name == "text":
             return self._text(data)
-        action = name.replace("/", ".")
         if action not in ACTIONS:
             return [self._reject(data, f"unknown_action: {name}", None)]
         fields = {k: v for k, v in data.items() if k not in _META}
@@ -105,14 +144,32 @@ class CommandDecoder:
             command = parse_command({**fields, "action": action})
         except ValidationError as err:
             return [self._reject(data, "invalid_payload: " + _describe(err), action)]
+        if problem := _out_of_range(command):
+            return [self._reject(data, f"invalid_payload: {problem}", action)]
         return [self._request(data, "mqtt", command)]
 
-    # --- topic handlers -----------------------------------------------------------
+    def _json_object(self, payload: bytes, action: str) -> dict[str, Any] | Request:
+        """The payload's JSON object, or the rejection saying why there is none."""
+        if len(payload) > self._max:
+            size = f"payload_too_large: {len(payload)} bytes, limit {self._max}"
+            return self._reject({}, size, action)
+        try:
+            data = json.loads(payload) if payload.strip() else {}
+        except (UnicodeDecodeError, json.JSONDecodeError) as err:
+            return self._reject({}, f"invalid_json: {err}", action)
+        except RecursionError:  # "[[[[…": deeper than the interpreter's stack
+            return self._reject({}, "invalid_json: nested too deeply", action)
+        if not isinstance(data, dict):
+            return self._reject({}, "invalid_payload: a JSON object is expected", action)
+        return data
+
     def _ha_add(self, payload: bytes) -> list[Request]:
         try:
             text = payload.decode("utf-8").strip()
         except UnicodeDecodeError:
             return [self._reject({}, "invalid_text: not UTF-8", "shopping.add", kind="ha")]
+        if "\x00" in text:
+            return [self._reject({}, "invalid_text: NUL character", "shopping.add", kind="ha")]
         if not text or len(text) > 120:
             return [
                 self._reject({}, "invalid_item: 1 to 120 characters", "shopping.add", kind="ha")
@@ -165,6 +222,11 @@ class CommandDecoder:
         if not commands:
             reason = f"not_understood: {result.reason}" if result.reason else "not_understood"
             return [self._reject(data, reason, result.intent, details={"text": text})]
+        for command in commands:
+            if problem := _out_of_range(command):
+                action = getattr(command, "action", None)
+                reason = f"not_understood: {problem}"
+                return [self._reject(data, reason, action, details={"text": text})]
         base = data.get("request_id") or new_request_id()
         requests = []
         for index, command in enumerate(commands, start=1):
@@ -177,6 +239,20 @@ class CommandDecoder:
         return requests
 
     # --- helpers ------------------------------------------------------------------
+    def _sender(self, data: dict[str, Any]) -> str:
+        """The rate-limit key of a command: its user (or the default one), then its
+        site when it names one. A user name holds no ``/``, so keys never collide."""
+        user = data.get("user") or self._default_user
+        site = data.get("site")
+        return f"{user}/{site}" if site else str(user)
+
+    def _limited(self, sender: str) -> str | None:
+        """The rejection reason when ``sender`` is over its rate limit, else None."""
+        if self._limiter is None or self._limiter.allow(sender):
+            return None
+        rate = self._limiter.rate
+        return f"{RATE_LIMITED}: {rate:g} commands per second at most for {sender}"
+
     def _check_meta(self, data: dict[str, Any]) -> str | None:
         rid = data.get("request_id")
         if rid is not None and (not isinstance(rid, str) or not REQUEST_ID.match(rid)):
@@ -185,7 +261,7 @@ class CommandDecoder:
         if user is not None and (not isinstance(user, str) or not USER.match(user)):
             return "invalid_user"
         site = data.get("site")
-        if site is not None and (not isinstance(site, str) or len(site) > 64):
+        if site is not None and not _valid_site(site):
             return "invalid_site"
         return None
 
@@ -195,7 +271,7 @@ class CommandDecoder:
         return Source(
             kind=kind,
             user=user if isinstance(user, str) and USER.match(user) else self._default_user,
-            site=site if isinstance(site, str) and len(site) <= 64 else None,
+            site=site if _valid_site(site) else None,
         )
 
     def _request_id(self, data: dict[str, Any]) -> str:
@@ -232,10 +308,61 @@ class CommandDecoder:
             rejection=reason[:300],
             action=action if action in ACTIONS else None,
             details=details or {},
+            # Over the limit now, not forever: the same request id may come back.
+            transient=reason.startswith(RATE_LIMITED),
         )
 
 
 _ADD_PHRASE = {"en": "add {} to the shopping list", "pt": "adicione {} à lista de compras"}
+
+
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+"""NUL, or half of a surrogate pair (a lone ``\\ud800`` escape): JSON allows them,
+PostgreSQL text and UTF-8 do not."""
+
+
+FIRST_YEAR, LAST_YEAR = 1900, 2999
+"""Dates a command may name. Near year 1 or 9999 a time zone or a duration steps out
+of what ``datetime`` can hold (``OverflowError`` deep in an action)."""
+
+
+QUANTITY_DIGITS = 3
+"""Decimals a quantity is stored with (``numeric(12, 3)``): less than half of the
+last one would be stored as 0, which the table refuses."""
+
+
+def _out_of_range(command: Any) -> str | None:
+    """``field: problem`` for a value the command's model accepts but the actions
+    cannot hold: a date outside FIRST_YEAR..LAST_YEAR, a quantity that rounds to 0."""
+    for name, value in getattr(command, "__dict__", {}).items():
+        if isinstance(value, dt.date) and not FIRST_YEAR <= value.year <= LAST_YEAR:
+            return f"{name}: years {FIRST_YEAR} to {LAST_YEAR} only"
+        if name == "quantity" and isinstance(value, float) and round(value, QUANTITY_DIGITS) <= 0:
+            return f"quantity: at least {10**-QUANTITY_DIGITS:g}"
+    return None
+
+
+def _valid_site(site: object) -> bool:
+    return isinstance(site, str) and len(site) <= 64 and _UNSTORABLE.search(site) is None
+
+
+def _unstorable_text(data: dict[str, Any]) -> str | None:
+    """The rejection of a payload with a string (or key) that cannot be stored, else
+    None. Iterative: a payload may nest as deep as ``json.loads`` allows."""
+    stack: list[tuple[str, Any]] = [("payload", data)]
+    while stack:
+        where, value = stack.pop()
+        if isinstance(value, str):
+            if _UNSTORABLE.search(value):
+                return f"invalid_payload: {where[:64]}: NUL or unpaired surrogate in text"
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                name = key if _UNSTORABLE.search(key) is None else "payload"
+                stack.append((name, key))
+                stack.append((name if where == "payload" else where, item))
+        elif isinstance(value, list):
+            stack.extend((where, item) for item in value)
+    return None
 
 
 _TYPE_TAGS = frozenset(

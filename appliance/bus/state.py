@@ -2,6 +2,9 @@
 
 State is derived from the database, so it is never queued: after a change (debounced)
 and after every reconnection, the node reads it afresh and publishes it retained.
+Reading and publishing one domain's state happen under an installation-wide lock
+(``Database.exclusive``): with several nodes on one database, a node's older reading
+can never be published after a newer one.
 """
 
 from __future__ import annotations
@@ -71,11 +74,15 @@ class StatePublisher:
             msg = "not connected"
             raise BusError(msg)
         if "shopping" in domains:
-            payload = await self.shopping_state()
-            await self._bus.publish(self._topics.shopping_state, json.dumps(payload), retain=True)
+            async with self._db.exclusive(f"state:{self._topics.shopping_state}"):
+                payload = await self.shopping_state()
+                await self._bus.publish(
+                    self._topics.shopping_state, json.dumps(payload), retain=True
+                )
         if "agenda" in domains:
-            payload = await self.agenda_state()
-            await self._bus.publish(self._topics.agenda_state, json.dumps(payload), retain=True)
+            async with self._db.exclusive(f"state:{self._topics.agenda_state}"):
+                payload = await self.agenda_state()
+                await self._bus.publish(self._topics.agenda_state, json.dumps(payload), retain=True)
 
     async def shopping_state(self) -> dict[str, Any]:
         async with self._db.transaction() as conn:

@@ -60,6 +60,24 @@ class Topics:
     def ha_filter(self) -> str:
         return f"{self.prefix}/ha/#"
 
+    @property
+    def user_command_filter(self) -> str:
+        """``<prefix>/u/<user>/cmd/...``: commands of one MQTT user, for that user only
+        (the broker's ACL lets each user write under its own name)."""
+        return f"{self.prefix}/u/+/cmd/#"
+
+    def user_command(self, user: str, action: str) -> str:
+        domain, _, name = action.partition(".")
+        return (
+            f"{self.prefix}/u/{user}/cmd/{domain}/{name}"
+            if name
+            else (f"{self.prefix}/u/{user}/cmd/{domain}")
+        )
+
+    def user_receipt(self, user: str, request_id: str) -> str:
+        """The receipt of a user's own command, readable by that user only."""
+        return f"{self.prefix}/u/{user}/receipts/{request_id}"
+
     # --- published by the node --------------------------------------------------
     @property
     def availability(self) -> str:

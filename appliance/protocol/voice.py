@@ -76,7 +76,7 @@ class SatelliteEvent(_Message):
 
 
 # --- node -> satellite ------------------------------------------------------------
-ControlType = Literal["accept", "reject", "stand_down", "speak", "listen", "stop", "end"]
+ControlType = Literal["accept", "reject", "stand_down", "speak", "listen", "stop", "end", "working"]
 
 
 class Control(_Message):
@@ -88,6 +88,9 @@ class Control(_Message):
     - ``listen``: open the microphone again in the same session (a yes/no answer).
     - ``stop``: stop streaming and playing at once.
     - ``end``: the turn is over.
+    - ``working``: the node is still on this session (every ``voice.heartbeat_s``); a
+      satellite that hears nothing from the node for a while ends the turn (the node
+      that took it is gone).
     """
 
     type: ControlType

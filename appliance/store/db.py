@@ -81,6 +81,29 @@ class Database:
             msg = f"database error: {_describe(err)}"
             raise StoreError(msg) from err
 
+    @asynccontextmanager
+    async def exclusive(self, name: str) -> AsyncIterator[None]:
+        """Hold the installation-wide lock ``name`` (a session advisory lock on a
+        connection of its own) for the block: nodes sharing this database take
+        turns. A node that dies holding it releases it with its connection."""
+        try:
+            async with self.pool.connection() as conn:
+                await conn.set_autocommit(True)
+                await conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (name,))
+                try:
+                    yield
+                finally:
+                    await conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", (name,))
+        except PoolTimeout as err:
+            msg = f"no database connection: {_describe(err)}"
+            raise StoreUnavailableError(msg) from err
+        except psycopg.OperationalError as err:
+            msg = f"database unavailable: {_describe(err)}"
+            raise StoreUnavailableError(msg) from err
+        except psycopg.Error as err:
+            msg = f"database error: {_describe(err)}"
+            raise StoreError(msg) from err
+
 
 def _describe(err: BaseException) -> str:
     """One line that says what failed, without connection strings or passwords."""

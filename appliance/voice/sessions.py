@@ -64,6 +64,8 @@ class _Session:
     played: asyncio.Event = field(default_factory=asyncio.Event)
     answer_turn: VoiceTurn | None = None
     finished: asyncio.Event = field(default_factory=asyncio.Event)
+    gone: bool = False
+    """The satellite went offline during the session."""
 
 
 @dataclass
@@ -92,7 +94,13 @@ class VoiceSessions:
         known_items: KnownItems,
         log_transcripts: bool = False,
         expect_published: Callable[[str], asyncio.Future[None]] | None = None,
+        take_session: Callable[[str, str], Awaitable[bool]] | None = None,
+        shared: bool = False,
     ) -> None:
+        """``take_session(session_id, site)``: claim a won session for this node; False
+        when another node sharing the database took it. ``shared``: other nodes hear
+        the same satellites, so a node that cannot serve a claim (models loading) keeps
+        quiet instead of refusing it."""
         self._prefix = prefix
         self._bus = bus
         self._engines_or_none = engines
@@ -104,6 +112,8 @@ class VoiceSessions:
         self._known_items = known_items
         self._log_transcripts = log_transcripts
         self._expect_published = expect_published
+        self._take_session = take_session
+        self._shared = shared
         self._sessions: dict[str, _Session] = {}
         self._pending: list[tuple[str, WakeClaim, float]] = []
         self._window: asyncio.Task[None] | None = None
@@ -189,6 +199,10 @@ class VoiceSessions:
             )
             return
         if self._engines_or_none is None:
+            if self._shared:
+                _LOGGER.debug("claim %s at %s left to another node (voice not ready here)",
+                              claim.session_id, site)  # fmt: skip
+                return
             reason = "voice_unavailable" if self._unavailable else "loading"
             self._spawn(self._reject(site, claim, reason))
             return
@@ -211,8 +225,14 @@ class VoiceSessions:
         for site, claim, at in claims:
             if site not in best_by_site or claim.score > best_by_site[site][0].score:
                 best_by_site[site] = (claim, at)
-        ranked = sorted(best_by_site.items(), key=lambda kv: kv[1][0].score, reverse=True)
+        # Every node ranks the same claims the same way (score, then site name).
+        ranked = sorted(best_by_site.items(), key=lambda kv: (-kv[1][0].score, kv[0]))
         (winner, (claim, at)), losers = ranked[0], ranked[1:]
+        if self._take_session is not None and not await self._take_session(
+            claim.session_id, winner
+        ):
+            _LOGGER.debug("session %s at %s taken by another node", claim.session_id, winner)
+            return
         for site, (lost, _) in losers:
             await self._control(
                 site,
@@ -289,9 +309,16 @@ class VoiceSessions:
             session.task.cancel()
 
     # --- the session ---------------------------------------------------------------
+    async def _heartbeat(self, site: str, session_id: str) -> None:
+        """Tell the satellite this node is still on its session, until cancelled."""
+        while True:
+            await asyncio.sleep(self._settings.heartbeat_s)
+            await self._control(site, Control(type="working", session_id=session_id))
+
     async def _run(self, session: _Session) -> None:
         site, sid = session.site, session.claim.session_id
         result: TurnResult | None = None
+        beat = asyncio.create_task(self._heartbeat(site, sid), name=f"heartbeat-{site}")
         try:
             async with asyncio.timeout(self._settings.session_timeout_s):
                 result = await session.turn.run(self._sink(session))
@@ -311,6 +338,7 @@ class VoiceSessions:
         except asyncio.CancelledError:
             await self._control(site, Control(type="stop", session_id=sid, reason="stopped"))
         finally:
+            beat.cancel()
             self._sessions.pop(site, None)
             session.finished.set()
             await session.turn.close()
@@ -421,7 +449,29 @@ class VoiceSessions:
             await self._wait_played(session)
         return (receipts[0] if receipts else None), reply
 
+    def site_offline(self, site: str) -> None:
+        """The satellite at ``site`` went offline (its last will). Before the end of
+        speech the turn is dropped: nothing half-heard may act. After it, what was
+        said in full goes on (its receipt is published), but nobody waits for a
+        playback or an answer that cannot come."""
+        session = self._sessions.get(site)
+        if session is None or session.task is None:
+            return
+        session.gone = True
+        session.played.set()
+        if not session.turn.speech_ended.is_set():
+            _LOGGER.warning("satellite %s went offline mid-turn; turn %s dropped",
+                            site, session.claim.session_id)  # fmt: skip
+            session.task.cancel()
+        else:
+            _LOGGER.warning("satellite %s went offline after speaking; turn %s finishes "
+                            "without it", site, session.claim.session_id)  # fmt: skip
+            if session.answer_turn is not None:
+                session.answer_turn.end_of_stream()
+
     async def _wait_played(self, session: _Session) -> None:
+        if session.gone:
+            return
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(self._settings.playback_timeout_s):
                 await session.played.wait()

@@ -23,6 +23,13 @@ class VoiceSettings(BaseModel):
     confirm_timeout_s: float = Field(
         default=8.0, gt=0, description="How long a yes/no answer is waited for."
     )
+    heartbeat_s: float = Field(
+        default=2.0,
+        gt=0,
+        le=30,
+        description="While a session runs, the node tells its satellite it is still on it "
+        "this often ('working'); a satellite that hears nothing for a while ends the turn.",
+    )
     playback_timeout_s: float = Field(
         default=20.0, gt=0, description="How long the satellite's 'played' report is awaited."
     )

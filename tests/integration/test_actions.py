@@ -218,3 +218,25 @@ async def test_a_command_failing_in_the_database_does_not_sink_its_batch(
     # The rejection is final for that request id.
     again = await service.execute(requests[1])
     assert again.receipt.duplicate and again.receipt.status == "rejected"
+
+
+async def test_a_defect_in_one_command_refuses_it_and_runs_the_others(
+    service: ActionService,
+) -> None:
+    # A date the model accepts but the agenda cannot hold in the household's zone
+    # (an OverflowError deep in the action): a defect, not a database error.
+    source = Source(kind="mqtt", user="household")
+    far_back = dt.datetime(1, 1, 1, tzinfo=dt.timezone(dt.timedelta(hours=14)))
+    requests = [
+        Request(new_request_id(), source, command=c.ShoppingAdd(item="milk")),
+        Request(new_request_id(), source, command=c.AgendaAdd(title="x", start=far_back)),
+        Request(new_request_id(), source, command=c.ShoppingAdd(item="eggs")),
+    ]
+    results = await service.execute_batch(requests)
+    assert [(r.receipt.status, r.receipt.reason) for r in results] == [
+        ("success", None),
+        ("rejected", "internal_error: nothing was changed"),
+        ("success", None),
+    ]
+    assert all(r.stored for r in results)
+    assert sorted(i[0] for i in await listed(service)) == ["eggs", "milk"]

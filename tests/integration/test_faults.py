@@ -14,11 +14,20 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from appliance.node import Node
+from appliance.settings import Settings
 from appliance.store.embedded import EmbeddedPostgres
 from tests.support.client import ha_client
 from tests.support.mosquitto import Mosquitto
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+
+@pytest.fixture
+def node_settings(node_settings: Settings) -> Settings:
+    """Bursts of a thousand commands from one sender: rate limits (tested on their
+    own) are off, so what is measured here is the faults."""
+    limits = node_settings.rate_limits.model_copy(update={"enabled": False})
+    return node_settings.model_copy(update={"rate_limits": limits})
 
 
 async def _send_until_answered(

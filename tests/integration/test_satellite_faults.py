@@ -266,3 +266,48 @@ async def test_losing_the_broker_mid_turn_drops_the_turn_and_reconnects(
     stop.set()
     async with asyncio.timeout(20):
         await run
+
+
+async def test_a_node_gone_silent_mid_turn_ends_it_within_seconds(
+    mosquitto: Mosquitto, tmp_path: Path
+) -> None:
+    # The node that accepted the turn dies (no will on the satellite's topics): only
+    # its silence tells, node_silence_s after its last word, even mid-stream.
+    sat = make_satellite(
+        mosquitto, command_wav(tmp_path / "in.wav"), tmp_path / "out.wav", node_silence_s=2.0
+    )
+    async with scripted_node(mosquitto) as node:
+        run = asyncio.create_task(sat.run(asyncio.Event()))
+        await node.accepted()
+        accepted = asyncio.get_running_loop().time()
+        async with asyncio.timeout(10):
+            turns = await run
+        waited = asyncio.get_running_loop().time() - accepted
+    assert (turns[0].outcome, turns[0].reason) == ("lost", "the node stopped answering")
+    assert 2.0 <= waited < 2.0 + 1.5, waited
+
+
+async def test_the_nodes_heartbeat_keeps_a_long_turn_alive(
+    mosquitto: Mosquitto, tmp_path: Path
+) -> None:
+    sat = make_satellite(
+        mosquitto, command_wav(tmp_path / "in.wav"), tmp_path / "out.wav", node_silence_s=1.5
+    )
+    async with scripted_node(mosquitto) as node:
+        run = asyncio.create_task(sat.run(asyncio.Event()))
+        sid = await node.accepted()
+
+        async def beat() -> None:
+            while True:
+                await node.control(Control(type="working", session_id=sid))
+                await asyncio.sleep(0.5)
+
+        beating = asyncio.create_task(beat())
+        await node.wait_for(lambda: node.ends, timeout=20)
+        await asyncio.sleep(4)  # "thinking", well past node_silence_s
+        assert not run.done()
+        beating.cancel()
+        await node.control(Control(type="end", session_id=sid))
+        async with asyncio.timeout(20):
+            turns = await run
+    assert turns[0].outcome == "ended"

@@ -21,7 +21,14 @@ USERS = {
     "kitchen": "sat-secret",
     "living_room": "sat2-secret",
     "office": "sat3-secret",
+    "alice": "alice-secret",
 }
+PERSON_ACL = """
+user alice
+topic write appliance/u/alice/cmd/#
+topic read appliance/u/alice/receipts/#
+"""
+"""A person's own MQTT user, as the shipped ACL's commented example shows it."""
 
 
 def _openssl(*args: str | Path) -> None:
@@ -95,7 +102,8 @@ class Mosquitto:
                  str(passwd), user, password],
                 check=True, capture_output=True,
             )  # fmt: skip
-        shutil.copy(ROOT / "config" / "mosquitto" / "acl", workdir / "acl")
+        acl = (ROOT / "config" / "mosquitto" / "acl").read_text()
+        (workdir / "acl").write_text(acl + PERSON_ACL)
         tls_listener = ""
         if tls:
             certs = workdir / "certs"

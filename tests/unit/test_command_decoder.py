@@ -12,6 +12,7 @@ import pytest
 
 from appliance.actions.service import Request
 from appliance.bus.commands import ANNOUNCEMENT_MAX_CHARS, Announcement, CommandDecoder
+from appliance.bus.limits import RateLimiter
 from appliance.protocol import commands as c
 from appliance.protocol.topics import Topics
 
@@ -181,3 +182,152 @@ def test_unusable_announcements_are_refused_with_a_log_line(
     assert "100000 bytes" in messages[1]
     assert "empty announcement for kitchen" in messages[2]
     assert "'a/b' is not a satellite site name" in messages[3]
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def limited_decoder(clock: Clock, rate: float = 1, burst: int = 2) -> CommandDecoder:
+    return CommandDecoder(
+        Topics(),
+        default_user="household",
+        language="en",
+        max_payload_bytes=2048,
+        parser=FakeParser({}),
+        limiter=RateLimiter(rate, burst, clock=clock),
+    )
+
+
+def test_commands_beyond_the_rate_limit_are_rejected_with_their_receipt() -> None:
+    clock = Clock()
+    dec = limited_decoder(clock)
+    add = "appliance/cmd/shopping/add"
+    for n in (1, 2):
+        payload = json.dumps({"request_id": f"k{n}", "item": "milk", "site": "kitchen"})
+        assert one(dec.decode(add, payload.encode())).command == c.ShoppingAdd(item="milk")
+    payload = json.dumps({"request_id": "k3", "item": "milk", "site": "kitchen"}).encode()
+    request = one(dec.decode(add, payload))
+    assert request.command is None and request.request_id == "k3"
+    assert request.action == "shopping.add" and request.source.site == "kitchen"
+    assert request.rejection == (
+        "rate_limited: 1 commands per second at most for household/kitchen"
+    )
+    # another sender (the same user elsewhere, or another user) is not held back
+    other = one(dec.decode(add, b'{"item": "milk", "site": "office"}'))
+    assert other.command is not None
+    ana = one(dec.decode(add, b'{"item": "milk", "user": "ana", "site": "kitchen"}'))
+    assert ana.command is not None
+    clock.now += 1.0
+    assert one(dec.decode(add, payload)).command is not None
+
+
+def test_text_commands_and_unknown_actions_count_too() -> None:
+    dec = limited_decoder(Clock(), burst=1)
+    dec.decode("appliance/cmd/shopping/fly", b'{"user": "ana"}')
+    request = one(dec.decode("appliance/cmd/text", b'{"text": "add milk", "user": "ana"}'))
+    assert request.rejection == "rate_limited: 1 commands per second at most for ana"
+    assert request.source.user == "ana"
+
+
+def test_unreadable_messages_are_not_counted() -> None:
+    dec = limited_decoder(Clock(), burst=1)
+    for _ in range(5):
+        one(dec.decode("appliance/cmd/shopping/add", b"{not json"))
+    assert one(dec.decode("appliance/cmd/shopping/add", b'{"item": "x"}')).command is not None
+
+
+def test_home_assistant_entities_share_the_ha_limit(caplog: pytest.LogCaptureFixture) -> None:
+    dec = limited_decoder(Clock(), rate=0.5, burst=2)
+    assert one(dec.decode("appliance/ha/shopping/add", b"rice")).command is not None
+    assert one(dec.decode("appliance/ha/shopping/clear_completed", b"")).command is not None
+    request = one(dec.decode("appliance/ha/shopping/add", b"beans"))
+    assert request.rejection == "rate_limited: 0.5 commands per second at most for ha"
+    assert request.source.kind == "ha" and request.action == "shopping.add"
+    cleared = one(dec.decode("appliance/ha/shopping/clear_completed", b""))
+    assert cleared.action == "shopping.clear_completed" and cleared.rejection is not None
+    # a structured command naming no user is someone else
+    assert one(dec.decode("appliance/cmd/shopping/add", b'{"item": "x"}')).command is not None
+    with caplog.at_level(logging.WARNING):
+        assert dec.decode("appliance/ha/announce", b"dinner is ready") is None
+    assert "announcement dropped: rate_limited" in caplog.text
+
+
+def test_no_limiter_no_limit() -> None:
+    dec = decoder()
+    for _ in range(100):
+        assert one(dec.decode("appliance/cmd/shopping/add", b'{"item": "x"}')).command
+
+
+def test_nesting_deeper_than_the_parser_can_go_is_rejected_not_raised() -> None:
+    request = one(decoder(max_bytes=16_384).decode("appliance/cmd/shopping/add", b"[" * 16_000))
+    assert request.rejection == "invalid_json: nested too deeply"
+    assert request.action == "shopping.add"
+
+
+@pytest.mark.parametrize(
+    ("payload", "reason"),
+    [
+        (rb'{"request_id": "n1", "item": "milk\u0000"}', "invalid_payload: item: NUL"),
+        (rb'{"request_id": "n1", "item": "\ud800"}', "invalid_payload: item: NUL or unpaired"),
+        (rb'{"request_id": "n1", "item": "x", "site": "\udfff"}', "invalid_site"),
+        (rb'{"request_id": "n1", "item": "x", "a": [{"b": "\u0000"}]}', "invalid_payload: a:"),
+    ],
+)
+def test_text_postgres_cannot_store_is_rejected(payload: bytes, reason: str) -> None:
+    request = one(decoder().decode("appliance/cmd/shopping/add", payload))
+    assert request.rejection is not None and request.rejection.startswith(reason)
+    assert request.request_id == "n1" and request.source.site is None
+
+
+def test_a_readable_request_id_is_kept_when_user_or_site_is_wrong() -> None:
+    payload = b'{"request_id": "u1", "user": "../x", "item": "x"}'
+    request = one(decoder().decode("appliance/cmd/shopping/add", payload))
+    assert (request.request_id, request.rejection) == ("u1", "invalid_user")
+    assert request.source.user == "household" and request.action == "shopping.add"
+
+
+@pytest.mark.parametrize("field", ["request_id", "user"])
+def test_a_final_newline_does_not_pass_for_a_name(field: str) -> None:
+    payload = json.dumps({field: "abc\n", "item": "x"}).encode()
+    request = one(decoder().decode("appliance/cmd/shopping/add", payload))
+    assert request.command is None and "\n" not in request.request_id
+
+
+def test_home_assistant_item_with_a_nul_is_rejected() -> None:
+    request = one(decoder().decode("appliance/ha/shopping/add", b"milk\x00"))
+    assert request.rejection == "invalid_text: NUL character" and request.source.kind == "ha"
+
+
+@pytest.mark.parametrize(
+    ("topic", "payload", "reason"),
+    [
+        ("agenda/add", {"title": "x", "start": "0001-01-01T00:00:00+14:00"}, "start: years"),
+        ("agenda/add", {"title": "x", "start": "9999-12-31"}, "start: years 1900 to 2999"),
+        ("agenda/list", {"range": "day", "day": "9999-12-31"}, "day: years"),
+        ("agenda/move", {"title": "x", "new_start": "1899-12-31"}, "new_start: years"),
+        ("shopping/add", {"item": "rice", "quantity": 1e-320}, "quantity: at least 0.001"),
+        ("shopping/add", {"item": "rice", "quantity": 0.0004}, "quantity: at least 0.001"),
+    ],
+)
+def test_values_the_actions_cannot_hold_are_rejected(
+    topic: str, payload: dict[str, object], reason: str
+) -> None:
+    body = json.dumps(payload).encode()
+    request = one(decoder().decode(f"appliance/cmd/{topic}", body))
+    assert request.rejection is not None
+    assert request.rejection.startswith(f"invalid_payload: {reason}"), request.rejection
+
+
+def test_text_naming_a_date_out_of_range_is_not_understood() -> None:
+    far = c.AgendaAdd(title="x", start=dt.date(9999, 12, 31))
+    parser = FakeParser({"x in 9999": FakeResult(command=far, intent="agenda.add")})
+    request = one(decoder(parser).decode("appliance/cmd/text", b'{"text": "x in 9999"}'))
+    assert request.rejection == "not_understood: start: years 1900 to 2999 only"
+    assert request.action == "agenda.add"
+    ok = one(decoder().decode("appliance/cmd/shopping/add", b'{"item": "x", "quantity": 0.001}'))
+    assert ok.command == c.ShoppingAdd(item="x", quantity=0.001)
