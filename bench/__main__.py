@@ -1,4 +1,6 @@
-"""``python -m bench [NAME ...]``: run benchmarks, write bench/results/<name>.json."""
+"""``python -m bench [NAME ...]``: run benchmarks, write bench/results/<name>.json.
+
+Without names every benchmark runs but the hour-long soak (``make soak``)."""
 
 from __future__ import annotations
 
@@ -11,21 +13,27 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench import commands, memory, satellite, startup, voice
+from bench import answers, commands, load, memory, satellite, soak, startup, voice
 
 RESULTS = Path(__file__).resolve().parent / "results"
 BENCHMARKS: dict[str, Callable[[], dict[str, Any]]] = {
+    "answers": answers.run,
     "commands": commands.run,
+    "load": load.run,
     "memory": memory.run,
     "satellite": satellite.run,
+    "soak": soak.run,
     "startup": startup.run,
     "voice": voice.run,
 }
 
+ON_REQUEST = frozenset({"soak"})
+"""Run only when named (an hour by default)."""
+
 
 def main(names: list[str]) -> int:
     RESULTS.mkdir(exist_ok=True)
-    for name in names or list(BENCHMARKS):
+    for name in names or [n for n in BENCHMARKS if n not in ON_REQUEST]:
         print(f"bench {name} ...", flush=True)
         figures = BENCHMARKS[name]()
         record = {

@@ -116,7 +116,8 @@ async def test_an_announcement_waits_for_the_voice_turn_at_that_satellite(
         # the turn hears nothing and ends by itself; the announcement comes after it
         await kitchen.stream(turn, speech.white_noise(6000, dbfs=-50))
         await kitchen.until(lambda: [c.type for c in kitchen.controls].count("end") == 2)
-        types = [(c.type, c.session_id == turn) for c in kitchen.controls]
+        # (the node's "still on it" heartbeats come and go with the turn)
+        types = [(c.type, c.session_id == turn) for c in kitchen.controls if c.type != "working"]
         assert types == [("accept", True), ("end", True), ("speak", False), ("end", False)]
 
 
