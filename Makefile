@@ -4,8 +4,10 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 DATA_DIR ?= $(CURDIR)/.data
 PYTEST_ARGS ?=
+SOAK_SECONDS ?= 3600
+export SOAK_SECONDS
 
-.PHONY: run test lint bench format clean venv
+.PHONY: run test lint bench soak format clean venv
 
 venv: $(VENV)/.installed
 
@@ -35,6 +37,10 @@ format: venv
 ## Benchmarks; numbers go to bench/results/*.json.
 bench: venv
 	$(PY) -m bench
+
+## Soak one node under mixed traffic for SOAK_SECONDS (3600; e.g. 120 in CI); bench/results/soak.json.
+soak: venv
+	$(PY) -m bench soak
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
