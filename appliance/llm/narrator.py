@@ -186,34 +186,16 @@ class Narrator:
         skip = self._skip_reason(code)
         if receipt.action is not None and receipt.action.startswith(TEMPLATE_ONLY_PREFIXES):
             skip = skip or "template_only"
-        engine = self._engine
-        if skip is not None or engine is None or code is None:
-            return template(skip or "loading")
-        deadline = start + self.settings.budget_ms / 1000
-        if not self._lock.acquire(timeout=max(0.0, deadline - self._clock())):
-            return template("busy")
-        try:
-            pieces = self._pieces(engine, receipt, code, now)
-            generated = self._generate(pieces, start=start, deadline=deadline)
-        except BudgetExceededError as exc:
-            return template("timeout", exc.ttft_ms)
-        except PromptTooLongError:
-            return template("prompt_too_long")
-        except Exception as exc:  # the LLM must never break a turn
-            _LOGGER.warning("narrator LLM failed: %s", exc, exc_info=True)
-            return template(f"error: {type(exc).__name__}")
-        finally:
-            self._lock.release()
-        text = generated.text
-        if not text:
-            return template("empty", generated.ttft_ms)
-        if not generated.complete:
-            return template("incomplete", generated.ttft_ms, text)
-        verdict = check(text, receipt, code, now=now)
-        if not verdict.ok:
-            return template("guard: " + "; ".join(verdict.problems), generated.ttft_ms, text)
-        elapsed = (self._clock() - start) * 1000
-        return Narration(text, "llm", None, elapsed, generated.ttft_ms, text)
+        if code is None:
+            return template(skip or "unsupported_language")
+
+        def pieces(engine: Engine) -> Iterator[Piece]:
+            return self._pieces(engine, receipt, code, now)
+
+        def guard(text: str) -> list[str]:
+            return check(text, receipt, code, now=now).problems
+
+        return self._sentence(start, skip, pieces, guard, template)
 
     def answer(
         self,
@@ -242,35 +224,53 @@ class Narrator:
 
         if not memories:
             return fallback("nothing_recalled")
-        skip = self._skip_reason(code)
+
+        def pieces(engine: Engine) -> Iterator[Piece]:
+            if engine.chat:
+                return engine.chat_complete(answer_messages(question, memories, code, episodes))
+            query = answer_query(question, memories, code, episodes)
+            return engine.complete(answer_prefix(code), query, stop=["\n"])
+
+        def guard(text: str) -> list[str]:
+            return list(check_answer(text, question, memories, code).problems)
+
+        return self._sentence(start, self._skip_reason(code), pieces, guard, fallback)
+
+    def _sentence(
+        self,
+        start: float,
+        skip: str | None,
+        pieces: Callable[[Engine], Iterator[Piece]],
+        guard: Callable[[str], list[str]],
+        instead: Callable[[str, float | None, str | None], Narration],
+    ) -> Narration:
+        """The LLM's sentence if it comes complete within the budget and ``guard``
+        finds no problem in it; otherwise ``instead(reason, ttft, llm_text)``."""
         engine = self._engine
         if skip is not None or engine is None:
-            return fallback(skip or "loading")
+            return instead(skip or "loading", None, None)
         deadline = start + self.settings.budget_ms / 1000
         if not self._lock.acquire(timeout=max(0.0, deadline - self._clock())):
-            return fallback("busy")
+            return instead("busy", None, None)
         try:
-            if engine.chat:
-                pieces = engine.chat_complete(answer_messages(question, memories, code, episodes))
-            else:
-                query = answer_query(question, memories, code, episodes)
-                pieces = engine.complete(answer_prefix(code), query, stop=["\n"])
-            generated = self._generate(pieces, start=start, deadline=deadline)
+            generated = self._generate(pieces(engine), start=start, deadline=deadline)
         except BudgetExceededError as exc:
-            return fallback("timeout", exc.ttft_ms)
+            return instead("timeout", exc.ttft_ms, None)
         except PromptTooLongError:
-            return fallback("prompt_too_long")
+            return instead("prompt_too_long", None, None)
         except Exception as exc:  # the LLM must never break a turn
-            _LOGGER.warning("memory answer LLM failed: %s", exc, exc_info=True)
-            return fallback(f"error: {type(exc).__name__}")
+            _LOGGER.warning("narrator LLM failed: %s", exc, exc_info=True)
+            return instead(f"error: {type(exc).__name__}", None, None)
         finally:
             self._lock.release()
         text = generated.text
-        if not text or not generated.complete:
-            return fallback("empty" if not text else "incomplete", generated.ttft_ms, text)
-        verdict = check_answer(text, question, memories, code)
-        if not verdict.ok:
-            return fallback("guard: " + "; ".join(verdict.problems), generated.ttft_ms, text)
+        if not text:
+            return instead("empty", generated.ttft_ms, None)
+        if not generated.complete:
+            return instead("incomplete", generated.ttft_ms, text)
+        problems = guard(text)
+        if problems:
+            return instead("guard: " + "; ".join(problems), generated.ttft_ms, text)
         elapsed = (self._clock() - start) * 1000
         return Narration(text, "llm", None, elapsed, generated.ttft_ms, text)
 

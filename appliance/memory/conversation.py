@@ -18,10 +18,9 @@ import asyncio
 import datetime as dt
 import functools
 import logging
-from collections.abc import Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from appliance.errors import ApplianceError
 from appliance.memory.answers import is_memory_question, is_purchase_question, purchase_days
@@ -29,24 +28,13 @@ from appliance.memory.episodes import EpisodeDiary, episodes_block
 from appliance.memory.model import Kind
 from appliance.memory.recall import Recall, RecallResult, sanitize
 
+if TYPE_CHECKING:
+    from appliance.voice.turn import Narrator
+
 _LOGGER = logging.getLogger(__name__)
 
 PURCHASES_SCANNED = 30
 PURCHASES_SPOKEN = 3
-
-
-class Answering(Protocol):
-    """What the conversation needs of the narrator."""
-
-    def answer(
-        self,
-        question: str,
-        memories: Sequence[str],
-        lang: str,
-        *,
-        episodes: str = "",
-        failed: bool = False,
-    ) -> Any: ...
 
 
 @dataclass(frozen=True)
@@ -74,7 +62,7 @@ class Conversation:
         site: str | None,
         question: str,
         lang: str,
-        narrator: Answering,
+        narrator: Narrator,
         executor: Executor,
     ) -> Answer | None:
         """The spoken answer to a question about the speaker, or None when ``question``
@@ -98,7 +86,7 @@ class Conversation:
         self._reinforce_later(user, found)
         _LOGGER.info(
             "memory answer from %s with %d memories (%s)",
-            narration.source, len(texts), narration.reason or "guarded",
+            narration.source, len(texts), getattr(narration, "reason", None) or "guarded",
         )  # fmt: skip
         return Answer(narration.text, narration.source, len(texts))
 

@@ -29,8 +29,7 @@ from appliance.memory import repository as repo
 from appliance.memory.gate import clean_text
 from appliance.memory.recall import sanitize
 from appliance.memory.settings import MemorySettings
-from appliance.store import households
-from appliance.store.db import Conn, Database
+from appliance.store.db import Database
 from appliance.store.queries import queries
 
 _LOGGER = logging.getLogger(__name__)
@@ -128,25 +127,7 @@ class EpisodeDiary:
     ) -> None:
         self._db = db
         self.settings = settings
-        self._household = household
-        self._user_ids: dict[str, int] = {}
-
-    async def _find_user(self, conn: Conn, name: str) -> int | None:
-        found = self._user_ids.get(name)
-        if found is None:
-            found = await repo.find_user(conn, name)
-            if found is not None:
-                self._user_ids[name] = found
-        return found
-
-    async def _ensure_user(self, conn: Conn, name: str) -> int:
-        """The user's id; a new user joins the default household (as memories do)."""
-        found = await self._find_user(conn, name)
-        if found is None:
-            home = await households.ensure_household(conn, self._household)
-            found, _ = await households.ensure_user(conn, name, home)
-            self._user_ids[name] = found
-        return found
+        self._users = repo.UserIds(household)
 
     async def record(
         self,
@@ -184,7 +165,7 @@ class EpisodeDiary:
             _LOGGER.debug("turn %s: no question, not written to the diary", turn)
             return
         async with self._db.transaction() as conn:
-            user_id = await self._ensure_user(conn, name)
+            user_id = await self._users.ensure(conn, name)
             await repo.enter_scope(conn, user_id)
             await conn.execute(
                 _Q["insert_turn"],
@@ -209,7 +190,7 @@ class EpisodeDiary:
         since = now - dt.timedelta(hours=self.settings.episode_window_hours)
         try:
             async with self._db.transaction() as conn:
-                user_id = await self._find_user(conn, name)
+                user_id = await self._users.find(conn, name)
                 if user_id is None:
                     return []
                 await repo.enter_scope(conn, user_id)

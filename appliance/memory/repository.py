@@ -17,6 +17,7 @@ from psycopg.rows import TupleRow
 from appliance.memory.embedder import Vector, vector_literal
 from appliance.memory.gate import Neighbour
 from appliance.memory.model import IndexState, Kind, Memory, MemoryDraft, MemorySource
+from appliance.store import households
 from appliance.store.db import Conn
 from appliance.store.queries import queries
 
@@ -53,6 +54,31 @@ async def _scalar(conn: Conn, name: str, params: Mapping[str, object]) -> Any:
 async def find_user(conn: Conn, name: str) -> int | None:
     found = await _scalar(conn, "find_user", {"name": name})
     return int(found) if found is not None else None
+
+
+class UserIds:
+    """Users' ids by name, cached (a user is never renamed or deleted while the node
+    runs); a new user joins ``household``, as actions do."""
+
+    def __init__(self, household: str) -> None:
+        self._household = household
+        self._ids: dict[str, int] = {}
+
+    async def find(self, conn: Conn, name: str) -> int | None:
+        found = self._ids.get(name)
+        if found is None:
+            found = await find_user(conn, name)
+            if found is not None:
+                self._ids[name] = found
+        return found
+
+    async def ensure(self, conn: Conn, name: str) -> int:
+        found = await self.find(conn, name)
+        if found is None:
+            home = await households.ensure_household(conn, self._household)
+            found, _ = await households.ensure_user(conn, name, home)
+            self._ids[name] = found
+        return found
 
 
 async def all_users(conn: Conn) -> list[tuple[int, str]]:

@@ -58,7 +58,6 @@ from appliance.memory.model import (
 from appliance.memory.polarity import polarity
 from appliance.memory.profile import build_profile
 from appliance.memory.settings import MemorySettings
-from appliance.store import households
 from appliance.store.db import Conn, Database
 
 _LOGGER = logging.getLogger(__name__)
@@ -117,8 +116,7 @@ class MemoryStore:
         self._db = db
         self.embeddings = embeddings
         self.settings = settings
-        self._household = household
-        self._user_ids: dict[str, int] = {}
+        self._users = repo.UserIds(household)
         defaults = embeddings.thresholds
         self.thresholds = Thresholds(
             duplicate=settings.duplicate_similarity or defaults.duplicate,
@@ -137,23 +135,6 @@ class MemoryStore:
         """lambda per kind, per day."""
 
     # --- scope ---------------------------------------------------------------------
-    async def _find_user(self, conn: Conn, name: str) -> int | None:
-        found = self._user_ids.get(name)
-        if found is None:
-            found = await repo.find_user(conn, name)
-            if found is not None:
-                self._user_ids[name] = found
-        return found
-
-    async def _ensure_user(self, conn: Conn, name: str) -> int:
-        """The user's id; a new user joins the default household (as actions do)."""
-        found = await self._find_user(conn, name)
-        if found is None:
-            home = await households.ensure_household(conn, self._household)
-            found, _ = await households.ensure_user(conn, name, home)
-            self._user_ids[name] = found
-        return found
-
     @asynccontextmanager
     async def _scoped(
         self, user: str | None, *, index: bool = False
@@ -166,7 +147,7 @@ class MemoryStore:
         async with self._db.transaction() as conn:
             if index:
                 self._check_index(await repo.index_state(conn, lock="share"))
-            user_id = await self._find_user(conn, name)
+            user_id = await self._users.find(conn, name)
             await repo.enter_scope(conn, user_id)
             yield conn, user_id
 
@@ -179,7 +160,7 @@ class MemoryStore:
         async with self._db.transaction() as conn:
             if index:
                 self._check_index(await repo.index_state(conn, lock="share"))
-            user_id = await self._ensure_user(conn, name)
+            user_id = await self._users.ensure(conn, name)
             await repo.enter_scope(conn, user_id)
             yield conn, user_id
 
@@ -239,7 +220,7 @@ class MemoryStore:
         if isinstance(prepared, WriteResult):
             return prepared
         async with self._db.transaction() as conn:
-            user_id = await self._ensure_user(conn, name)
+            user_id = await self._users.ensure(conn, name)
             return await self.write_in(conn, user_id, prepared, now=now)
 
     async def prepare(self, draft: MemoryDraft) -> PreparedWrite | WriteResult:
