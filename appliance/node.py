@@ -158,6 +158,12 @@ class Node:
         return [(every.status, 1), (every.info, 1)]
 
     def _on_message(self, topic: str, payload: bytes) -> None:
+        try:
+            self._route(topic, payload)
+        except Exception:  # a defect must not stop the node: this message is lost, logged
+            _LOGGER.exception("message on %s (%d bytes) dropped", topic, len(payload))
+
+    def _route(self, topic: str, payload: bytes) -> None:
         if topic == self.topics.availability:
             self._availability(payload)
             return

@@ -25,6 +25,7 @@ from pydantic import ValidationError
 from appliance import malloc
 from appliance.actions.service import ActionService, Request
 from appliance.asr.base import AsrError
+from appliance.audio import AudioError
 from appliance.bus.mqtt import Bus
 from appliance.errors import BusError, StoreError
 from appliance.protocol.receipts import Receipt, Source
@@ -66,6 +67,8 @@ class _Session:
     finished: asyncio.Event = field(default_factory=asyncio.Event)
     gone: bool = False
     """The satellite went offline during the session."""
+    bad_chunks: int = 0
+    """Audio chunks dropped because they were not 16-bit PCM."""
 
 
 @dataclass
@@ -115,6 +118,7 @@ class VoiceSessions:
         self._take_session = take_session
         self._shared = shared
         self._sessions: dict[str, _Session] = {}
+        self._opening: set[str] = set()
         self._pending: list[tuple[str, WakeClaim, float]] = []
         self._window: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
@@ -177,7 +181,7 @@ class VoiceSessions:
             elif kind == "audio" and session_id is not None:
                 session = self._sessions.get(site)
                 if session is not None and session.claim.session_id == session_id:
-                    (session.answer_turn or session.turn).feed(payload)
+                    self._feed(session, payload)
             elif kind == "audio_end" and session_id is not None:
                 end = AudioEnd.from_payload(payload)
                 session = self._sessions.get(site)
@@ -188,6 +192,17 @@ class VoiceSessions:
         except ValidationError as err:
             _LOGGER.warning("malformed %s message from %s: %s", kind, site, err.errors()[0]["msg"])
         return True
+
+    def _feed(self, session: _Session, payload: bytes) -> None:
+        """One audio chunk into the turn; one that is not 16-bit PCM is dropped (with a
+        line in the log), the rest of the stream goes on."""
+        try:
+            (session.answer_turn or session.turn).feed(payload)
+        except AudioError as err:
+            session.bad_chunks += 1
+            if session.bad_chunks == 1:
+                _LOGGER.warning("session %s at %s: audio chunk dropped: %s",
+                                session.claim.session_id, session.site, err)  # fmt: skip
 
     def _claim(self, site: str, claim: WakeClaim) -> None:
         if not self._settings.enabled:
@@ -206,41 +221,51 @@ class VoiceSessions:
             reason = "voice_unavailable" if self._unavailable else "loading"
             self._spawn(self._reject(site, claim, reason))
             return
-        if site in self._sessions:
-            self._spawn(
-                self._control(
-                    site, Control(type="reject", session_id=claim.session_id, reason="busy")
-                )
-            )
+        if self._busy(site):
+            self._spawn(self._reject(site, claim, "busy"))
             return
         self._pending.append((site, claim, time.perf_counter()))
         if self._window is None:
             self._window = asyncio.create_task(self._arbitrate(), name="wake-arbitration")
 
+    def _busy(self, site: str) -> bool:
+        """A session runs at ``site``, or is being opened there."""
+        return site in self._sessions or site in self._opening
+
     async def _arbitrate(self) -> None:
         await asyncio.sleep(self._settings.arbitration_ms / 1000)
         claims, self._pending, self._window = self._pending, [], None
-        # One claim per site (the best), then the best site wins.
+        # One claim per site (the best), then the best site wins. A site that became
+        # busy since its claim came (a session opened meanwhile) is refused.
         best_by_site: dict[str, tuple[WakeClaim, float]] = {}
         for site, claim, at in claims:
-            if site not in best_by_site or claim.score > best_by_site[site][0].score:
+            if self._busy(site):
+                self._spawn(self._reject(site, claim, "busy"))
+            elif site not in best_by_site or claim.score > best_by_site[site][0].score:
                 best_by_site[site] = (claim, at)
+        if not best_by_site:
+            return
         # Every node ranks the same claims the same way (score, then site name).
         ranked = sorted(best_by_site.items(), key=lambda kv: (-kv[1][0].score, kv[0]))
         (winner, (claim, at)), losers = ranked[0], ranked[1:]
-        if self._take_session is not None and not await self._take_session(
-            claim.session_id, winner
-        ):
-            _LOGGER.debug("session %s at %s taken by another node", claim.session_id, winner)
-            return
-        for site, (lost, _) in losers:
-            await self._control(
-                site,
-                Control(
-                    type="stand_down", session_id=lost.session_id, reason=f"answered by {winner}"
-                ),
-            )
-        await self._accept(winner, claim, at)
+        # From here until the session is registered, claims from the winner's site
+        # are refused: opening it awaits the database.
+        self._opening.add(winner)
+        try:
+            if self._take_session is not None and not await self._take_session(
+                claim.session_id, winner
+            ):
+                _LOGGER.debug("session %s at %s taken by another node", claim.session_id, winner)
+                return
+            for site, (lost, _) in losers:
+                await self._control(
+                    site,
+                    Control(type="stand_down", session_id=lost.session_id,
+                            reason=f"answered by {winner}"),
+                )  # fmt: skip
+            await self._accept(winner, claim, at)
+        finally:
+            self._opening.discard(winner)
 
     async def _accept(self, site: str, claim: WakeClaim, claimed_at: float) -> None:
         milestones = Milestones(start=claimed_at)
@@ -339,7 +364,8 @@ class VoiceSessions:
             await self._control(site, Control(type="stop", session_id=sid, reason="stopped"))
         finally:
             beat.cancel()
-            self._sessions.pop(site, None)
+            if self._sessions.get(site) is session:
+                del self._sessions[site]
             session.finished.set()
             await session.turn.close()
             if session.answer_turn is not None:
