@@ -17,6 +17,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from appliance.memory.polarity import polarity
 from appliance.memory.recall import BLOCK_END, BLOCK_RULES, BLOCK_START, STOP_WORDS, sanitize
 
 MAX_ANSWER_WORDS = 40
@@ -329,6 +330,26 @@ _FIRST_PERSON_SPEECH = {
 }
 
 
+_NO = frozenset({"no", "nope", "nao"})
+_PARTICLE = re.compile(r"^(yes|yeah|no|nope|sim|n[aã]o)\s*(?:[,.!]\s*|$)", re.IGNORECASE)
+
+
+def _contradicts(answer: str, memories: Sequence[str], lang: str) -> bool:
+    """Whether ``answer`` is negative where the memory it draws on is positive, or the
+    reverse ("Yes, you drink coffee." or "Yes." from "I don't like coffee.")."""
+    stop = STOP_WORDS.get(lang, frozenset()) | _ANSWER_WORDS[lang]
+    particle = _PARTICLE.match(answer.strip())
+    statement = answer.strip()[particle.end() :] if particle else answer
+    said = {w for w in words(statement) if w not in stop}
+    closest = max(memories, key=lambda m: len(said & set(words(m))))
+    remembered = polarity(closest).negative
+    if said & set(words(closest)):
+        return polarity(statement).negative != remembered
+    if particle:  # a bare "Yes." / "No." answers for the closest memory
+        return (fold(particle.group(1)) in _NO) != remembered
+    return False
+
+
 def _same_stem(a: str, b: str) -> bool:
     """Two words of five letters or more that differ only in their last two."""
     if len(a) < 5 or len(b) < 5:
@@ -363,6 +384,8 @@ def check_answer(answer: str, question: str, memories: Sequence[str], lang: str)
         problems.append("speaks as the user")  # "Yes, I do." / "I support Benfica."
     if acts(answer, code):
         problems.append("tells or claims an action")
+    if memories and _contradicts(answer, memories, code):
+        problems.append("says the opposite of the memory it draws on")
     known: set[str] = set()
     for text in (*memories, question):
         known.update(words(text))

@@ -197,3 +197,27 @@ def test_a_disabled_llm_answers_with_the_memories(tmp_path: Path) -> None:
     answer = narrator.answer("qual leite eu prefiro?", ["Eu prefiro leite de aveia."], "pt")
     assert (answer.text, answer.source, answer.reason) == (
         "Você prefere leite de aveia.", "template", "disabled")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("answer", "memory", "ok"),
+    [
+        ("Yes, you drink coffee.", "I don't like coffee", False),
+        ("Yes.", "I don't like coffee", False),
+        ("No, you don't like coffee.", "I don't like coffee", True),
+        ("No.", "I don't like coffee", True),
+        ("No.", "I like coffee", False),
+        ("You don't like coffee.", "I like coffee", False),
+        ("Yes, you like coffee.", "I like coffee", True),
+    ],
+)
+def test_the_guard_refuses_an_answer_that_says_the_opposite(
+    answer: str, memory: str, ok: bool
+) -> None:
+    assert check_answer(answer, "do I like coffee?", [memory], "en").ok is ok
+
+
+def test_the_guard_refuses_the_opposite_in_portuguese() -> None:
+    memories = ["Não gosto de café."]
+    assert check_answer("Não, você não gosta de café.", "eu gosto de café?", memories, "pt").ok
+    assert not check_answer("Sim, você gosta de café.", "eu gosto de café?", memories, "pt").ok
