@@ -346,6 +346,7 @@ class Node:
         self.conversation = Conversation(Recall(store), diary, settings.tz)
         if self.service is not None:
             self.service.on_receipts(self.purchases)
+            self.service.on_receipts(self.conversation.receipts)
             self.service.memory = MemoryActions(store)
         if self.voice is not None:
             self.voice.memory = self.conversation

@@ -14,7 +14,6 @@ with the gate's reason (too short, daily cap) or ``memory_unavailable``.
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import logging
 from typing import TYPE_CHECKING, Any
@@ -116,25 +115,20 @@ class MemoryActions:
         prepared: PreparedWrite | None,
         now: dt.datetime,
     ) -> ActionOutcome:
-        old = await self.store.get_in(conn, user_id, command.id)
-        if old is None or not old.active:
+        edit = await self.store.edit_in(
+            conn, user_id, command.id, prepared, command.importance, now=now
+        )
+        if not edit.found or edit.old is None:
             return ActionOutcome("not_found", NO_SUCH_MEMORY, details={"memory_id": command.id})
-        if prepared is None:
-            if command.importance is None or command.importance == old.importance:
-                return ActionOutcome("no_change", "same_memory", details={"memory_id": old.id})
-            await self.store.set_importance_in(conn, user_id, old.id, command.importance)
+        if edit.result is None:
+            if edit.importance is None:
+                return ActionOutcome("no_change", "same_memory", details={"memory_id": edit.old.id})
             return ActionOutcome(
-                "success", details={"memory_id": old.id, "importance": command.importance}
+                "success", details={"memory_id": edit.old.id, "importance": edit.importance}
             )
-        draft = dataclasses.replace(
-            prepared.draft, kind=old.kind, importance=command.importance or old.importance
-        )
-        result = await self.store.write_in(
-            conn, user_id, prepared._replace(draft=draft), now=now, replaces=old.id
-        )
-        return _written(
-            result, {"kind": old.kind.value, "text": draft.text, "replaced": old.id}, []
-        )
+        details = {"kind": edit.old.kind.value, "text": prepared.draft.text if prepared else "",
+                   "replaced": edit.old.id}  # fmt: skip
+        return _written(edit.result, details, [])
 
 
 def _written(result: Any, details: dict[str, Any], items: list[ReceiptItem]) -> ActionOutcome:

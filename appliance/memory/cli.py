@@ -54,6 +54,14 @@ def add_memory_commands(subparsers: argparse._SubParsersAction[argparse.Argument
     add.add_argument("--source-ref", help="what it came from (a request or receipt id)")
     add.add_argument("--json", action="store_true", help="print the result as JSON")
 
+    edit = commands.add_parser(
+        "edit", help="new text (through the gate; the old one kept as history) or importance"
+    )
+    edit.add_argument("id", type=int)
+    edit.add_argument("--user", required=True, help="whose memory it is")
+    edit.add_argument("--text", help="the new text")
+    edit.add_argument("--importance", type=int, help=f"{IMPORTANCE_MIN} to {IMPORTANCE_MAX}")
+
     listing = commands.add_parser("list", help="a user's memories, newest first")
     listing.add_argument("--user", required=True)
     listing.add_argument("--kind", choices=_KINDS)
@@ -145,6 +153,21 @@ async def _add(store: MemoryStore, args: argparse.Namespace) -> int:
     return EXIT_OK if result.written else EXIT_NOT_DONE
 
 
+async def _edit(store: MemoryStore, args: argparse.Namespace) -> int:
+    if args.text is None and args.importance is None:
+        sys.stderr.write("appliance: nothing to change: give --text and/or --importance\n")
+        return EXIT_NOT_DONE
+    edit = await store.edit(args.user, args.id, text=args.text, importance=args.importance)
+    if not edit.found:
+        sys.stderr.write(f"appliance: {args.user} has no active memory #{args.id}\n")
+        return EXIT_NOT_DONE
+    if edit.result is not None:
+        print(edit.result.describe())
+        return EXIT_OK if edit.result.written else EXIT_NOT_DONE
+    print(f"#{args.id} importance {edit.importance}" if edit.importance else "nothing changed")
+    return EXIT_OK
+
+
 async def _list(store: MemoryStore, args: argparse.Namespace) -> int:
     found = await store.list_memories(
         args.user, kind=args.kind, include_superseded=args.all, limit=args.limit
@@ -216,6 +239,7 @@ async def _reindex(store: MemoryStore, args: argparse.Namespace) -> int:
 
 _HANDLERS: dict[str, Callable[[MemoryStore, argparse.Namespace], Awaitable[int]]] = {
     "add": _add,
+    "edit": _edit,
     "list": _list,
     "delete": _delete,
     "search": _search,

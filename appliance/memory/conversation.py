@@ -18,6 +18,7 @@ import asyncio
 import datetime as dt
 import functools
 import logging
+from collections.abc import Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -27,6 +28,7 @@ from appliance.memory.answers import is_memory_question, is_purchase_question, p
 from appliance.memory.episodes import EpisodeDiary, episodes_block
 from appliance.memory.model import Kind
 from appliance.memory.recall import Recall, RecallResult, sanitize
+from appliance.protocol.receipts import Receipt
 
 if TYPE_CHECKING:
     from appliance.voice.turn import Narrator
@@ -35,6 +37,9 @@ _LOGGER = logging.getLogger(__name__)
 
 PURCHASES_SCANNED = 30
 PURCHASES_SPOKEN = 3
+PROFILE_SETTLE_S = 2.0
+"""A user's profile is rebuilt this long after a change to their memories (changes in
+between are taken in by the same rebuild)."""
 
 
 @dataclass(frozen=True)
@@ -54,6 +59,7 @@ class Conversation:
         self.diary = diary
         self._tz = timezone
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._rebuilding: set[str] = set()
 
     async def answer(
         self,
@@ -145,6 +151,26 @@ class Conversation:
         task = asyncio.create_task(write(), name="memory-diary")
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    def receipts(self, receipts: Sequence[Receipt]) -> None:
+        """After a memory changed (``ActionService.on_receipts``): rebuild that user's
+        profile once the changes settle (``PROFILE_SETTLE_S``), in a task."""
+        for receipt in receipts:
+            action, user = receipt.action or "", receipt.source.user
+            changed = action.startswith("memory.") and receipt.status == "success"
+            if changed and user and user not in self._rebuilding and not receipt.duplicate:
+                self._rebuilding.add(user)
+                task = asyncio.create_task(self._rebuild(user), name="memory-profile")
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
+
+    async def _rebuild(self, user: str) -> None:
+        await asyncio.sleep(PROFILE_SETTLE_S)
+        self._rebuilding.discard(user)
+        try:
+            await self.recall.store.rebuild_profile(user)
+        except ApplianceError as err:
+            _LOGGER.warning("profile of %s not rebuilt (the nightly upkeep will): %s", user, err)
 
     async def close(self) -> None:
         """Let writes in progress finish (bounded)."""

@@ -77,6 +77,23 @@ class MemoryDraft:
         return cls(text, Kind.parse(kind), importance, MemorySource.parse(source), source_ref)
 
 
+@dataclass(frozen=True)
+class Edit:
+    """What an edit did: nothing (``found`` False, or nothing to change), a new
+    importance, and/or a new text written through the gate (``result``)."""
+
+    found: bool
+    old: Memory | None = None
+    result: WriteResult | None = None
+    importance: int | None = None
+
+    @property
+    def changed(self) -> bool:
+        return (self.result is not None and self.result.written) or (
+            self.result is None and self.importance is not None
+        )
+
+
 class PreparedWrite(NamedTuple):
     """A checked draft and its embeddings (the text's and its neutral form's)."""
 

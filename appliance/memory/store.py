@@ -19,6 +19,7 @@ commands map ``MemoryInputError.reason`` and rejected results to receipts.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import logging
 import math
@@ -40,6 +41,7 @@ from appliance.memory.errors import (
 )
 from appliance.memory.gate import Neighbour
 from appliance.memory.model import (
+    Edit,
     Hit,
     IndexState,
     Kind,
@@ -311,6 +313,58 @@ class MemoryStore:
                 Outcome.SUPERSEDED, new_id, tuple(superseded), similarity=decision.similarity
             )
         return WriteResult(Outcome.INSERTED, new_id)
+
+    async def edit(
+        self,
+        user: str | None,
+        memory_id: int,
+        *,
+        text: str | None = None,
+        importance: int | None = None,
+        now: dt.datetime | None = None,
+    ) -> Edit:
+        """Change one of the user's active memories, in one transaction (see ``edit_in``)."""
+        name = require_user(user)
+        prepared = None
+        if text is not None:
+            checked = await self.prepare(MemoryDraft(text, Kind.FACT, importance or 5))
+            if isinstance(checked, WriteResult):  # refused by the gate: nothing changes
+                return Edit(found=True, result=checked)
+            prepared = checked
+        async with self._db.transaction() as conn:
+            user_id = await self._users.find(conn, name)
+            if user_id is None:
+                return Edit(found=False)
+            return await self.edit_in(conn, user_id, memory_id, prepared, importance, now=now)
+
+    async def edit_in(
+        self,
+        conn: Conn,
+        user_id: int,
+        memory_id: int,
+        prepared: PreparedWrite | None,
+        importance: int | None,
+        *,
+        now: dt.datetime | None = None,
+    ) -> Edit:
+        """New text (written through the gate, keeping the old memory's kind; the old
+        one is superseded, kept as history) and/or a new importance, inside the
+        caller's transaction. A superseded or another user's memory is not found."""
+        old = await self.get_in(conn, user_id, memory_id)
+        if old is None or not old.active:
+            return Edit(found=False)
+        if prepared is None:
+            if importance is None or importance == old.importance:
+                return Edit(found=True, old=old)
+            await self.set_importance_in(conn, user_id, old.id, importance)
+            return Edit(found=True, old=old, importance=importance)
+        draft = dataclasses.replace(
+            prepared.draft, kind=old.kind, importance=importance or old.importance
+        )
+        result = await self.write_in(
+            conn, user_id, prepared._replace(draft=draft), now=now, replaces=old.id
+        )
+        return Edit(found=True, old=old, result=result, importance=draft.importance)
 
     async def get_in(self, conn: Conn, user_id: int, memory_id: int) -> Memory | None:
         """One of the user's memories, inside the caller's transaction."""

