@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import SettingsConfigDict
 
 from appliance.asr.verifier import VerifierSettings
@@ -214,6 +214,16 @@ class Settings(TomlSettings):
             msg = f"unknown time zone {value!r}"
             raise ValueError(msg) from err
         return value
+
+    @model_validator(mode="after")
+    def _check_shared(self) -> Settings:
+        if self.mqtt.shared_group is not None and (self.mqtt.url is None or self.db.url is None):
+            msg = (
+                "mqtt.shared_group needs an external broker and database (mqtt.url, db.url): "
+                "the embedded ones belong to one node"
+            )
+            raise ValueError(msg)
+        return self
 
     @property
     def tz(self) -> zoneinfo.ZoneInfo:

@@ -335,3 +335,15 @@ def test_config_show_applies_command_line_options(
     shown = json.loads(capsys.readouterr().out)
     assert shown["data_dir"] == str(tmp_path / "from-cli")
     assert shown["log_level"] == "DEBUG"
+
+
+def test_a_shared_group_needs_an_external_broker_and_database() -> None:
+    with pytest.raises(ValidationError, match="external broker and database"):
+        Settings(mqtt={"shared_group": "appliance"})
+    with pytest.raises(ValidationError, match="external broker and database"):
+        Settings(mqtt={"shared_group": "appliance", "url": "mqtt://broker:1883"})
+    both = Settings(
+        mqtt={"shared_group": "appliance", "url": "mqtt://broker:1883"},
+        db={"url": "postgresql://appliance@db/appliance"},
+    )
+    assert both.mqtt.shared_group == "appliance"
