@@ -207,9 +207,7 @@ async def test_a_database_failure_mid_write_leaves_nothing_half_done(
     assert (await ha.command("shopping.add", {"item": "tea"}))["status"] == "success"
 
 
-async def test_the_profile_is_rebuilt_after_the_memories_change(
-    node: Node, ha: HaClient
-) -> None:
+async def test_the_profile_is_rebuilt_after_the_memories_change(node: Node, ha: HaClient) -> None:
     assert node.conversation is not None
     store = node.conversation.recall.store
     assert await store.profile("household") is None
