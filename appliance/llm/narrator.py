@@ -50,6 +50,8 @@ _LOGGER = logging.getLogger(__name__)
 Source = Literal["llm", "template"]
 EngineFactory = Callable[[Path, LlmSettings], Engine]
 
+MIN_BUDGET_MS = 100.0
+"""Less time than this for a sentence: the template at once (the LLM would not finish)."""
 TEMPLATE_ONLY_PREFIXES = ("memory.",)
 """Actions always told by their template: the few-shot prompt has no examples of
 them, and their sentences repeat the user's own words."""
@@ -170,8 +172,16 @@ class Narrator:
             self._loader.start()
 
     # --- narration -----------------------------------------------------------------
-    def narrate(self, receipt: Receipt, lang: str, *, now: dt.datetime | None = None) -> Narration:
-        """One sentence for ``receipt`` in ``lang`` (blocking; bounded by ``budget_ms``)."""
+    def narrate(
+        self,
+        receipt: Receipt,
+        lang: str,
+        *,
+        now: dt.datetime | None = None,
+        budget_ms: float | None = None,
+    ) -> Narration:
+        """One sentence for ``receipt`` in ``lang`` (blocking; bounded by ``budget_ms``,
+        default ``llm.budget_ms``; too little for the LLM: the template at once)."""
         start = self._clock()
         now = now or (dt.datetime.now(self._timezone) if self._timezone else default_now())
         code = normalize_lang(lang)
@@ -195,7 +205,7 @@ class Narrator:
         def guard(text: str) -> list[str]:
             return check(text, receipt, code, now=now).problems
 
-        return self._sentence(start, skip, pieces, guard, template)
+        return self._sentence(start, skip, pieces, guard, template, budget_ms=budget_ms)
 
     def answer(
         self,
@@ -205,6 +215,7 @@ class Narrator:
         *,
         episodes: str = "",
         failed: bool = False,
+        budget_ms: float | None = None,
     ) -> Narration:
         """Answer a question about the speaker from their recalled ``memories``
         (blocking, within the same budget as a narration).
@@ -234,7 +245,8 @@ class Narrator:
         def guard(text: str) -> list[str]:
             return list(check_answer(text, question, memories, code).problems)
 
-        return self._sentence(start, self._skip_reason(code), pieces, guard, fallback)
+        skip = self._skip_reason(code)
+        return self._sentence(start, skip, pieces, guard, fallback, budget_ms=budget_ms)
 
     def _sentence(
         self,
@@ -243,13 +255,20 @@ class Narrator:
         pieces: Callable[[Engine], Iterator[Piece]],
         guard: Callable[[str], list[str]],
         instead: Callable[[str, float | None, str | None], Narration],
+        *,
+        budget_ms: float | None = None,
     ) -> Narration:
         """The LLM's sentence if it comes complete within the budget and ``guard``
         finds no problem in it; otherwise ``instead(reason, ttft, llm_text)``."""
         engine = self._engine
+        budget = float(self.settings.budget_ms)
+        if budget_ms is not None:  # the caller's time left, never more than the setting
+            budget = min(budget, budget_ms)
+        if budget < MIN_BUDGET_MS:
+            skip = skip or "no_time"
         if skip is not None or engine is None:
             return instead(skip or "loading", None, None)
-        deadline = start + self.settings.budget_ms / 1000
+        deadline = start + budget / 1000
         if not self._lock.acquire(timeout=max(0.0, deadline - self._clock())):
             return instead("busy", None, None)
         try:

@@ -18,7 +18,7 @@ import asyncio
 import datetime as dt
 import functools
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -70,6 +70,7 @@ class Conversation:
         lang: str,
         narrator: Narrator,
         executor: Executor,
+        budget_ms: Callable[[], float | None] | None = None,
     ) -> Answer | None:
         """The spoken answer to a question about the speaker, or None when ``question``
         is not one."""
@@ -86,7 +87,13 @@ class Conversation:
         narration = await loop.run_in_executor(
             executor,
             functools.partial(
-                narrator.answer, question, texts, lang, episodes=episodes, failed=found.failed
+                narrator.answer,
+                question,
+                texts,
+                lang,
+                episodes=episodes,
+                failed=found.failed,
+                budget_ms=budget_ms() if budget_ms else None,
             ),
         )
         self._reinforce_later(user, found)

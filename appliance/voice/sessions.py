@@ -315,6 +315,7 @@ class VoiceSessions:
             answer_only=answer_only,
             expect_published=self._expect_published,
             memory=None if answer_only else self.memory,
+            first_audio_target_ms=self._settings.first_audio_target_ms,
         )
         turn.start()
         return turn

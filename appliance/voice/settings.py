@@ -23,6 +23,13 @@ class VoiceSettings(BaseModel):
     confirm_timeout_s: float = Field(
         default=8.0, gt=0, description="How long a yes/no answer is waited for."
     )
+    first_audio_target_ms: float | None = Field(
+        default=1000.0,
+        ge=0,
+        description="The reply should start this soon after the end of speech: the LLM "
+        "narrates only within what is left of it (less the speaker's own time), else the "
+        "template sentence is spoken. Unset: the LLM always gets llm.budget_ms.",
+    )
     heartbeat_s: float = Field(
         default=2.0,
         gt=0,

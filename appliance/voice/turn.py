@@ -70,7 +70,9 @@ class NarrationLike(Protocol):
 
 
 class Narrator(Protocol):
-    def narrate(self, receipt: Receipt, lang: str) -> NarrationLike: ...
+    def narrate(
+        self, receipt: Receipt, lang: str, *, budget_ms: float | None = None
+    ) -> NarrationLike: ...
 
     def answer(
         self,
@@ -80,6 +82,7 @@ class Narrator(Protocol):
         *,
         episodes: str = "",
         failed: bool = False,
+        budget_ms: float | None = None,
     ) -> NarrationLike: ...
 
 
@@ -100,6 +103,7 @@ class MemoryLike(Protocol):
         lang: str,
         narrator: Narrator,
         executor: Executor,
+        budget_ms: Callable[[], float | None] | None = None,
     ) -> AnswerLike | None: ...
 
     async def record(
@@ -118,6 +122,27 @@ class MemoryLike(Protocol):
 class Speaker(Protocol):
     def sample_rate_for(self, lang: str) -> int: ...
     def synthesize(self, text: str, lang: str) -> Iterator[bytes]: ...
+
+
+class SynthesisClock:
+    """How long the speaker takes to its first audio, as a running estimate: what a
+    turn keeps back from its first-audio target when it gives the LLM its budget."""
+
+    def __init__(self, initial_ms: float = 300.0, weight: float = 0.2) -> None:
+        self.estimate_ms = initial_ms
+        self._weight = weight
+
+    def observe(self, ms: float) -> None:
+        self.estimate_ms += self._weight * (ms - self.estimate_ms)
+
+    async def timed(self, chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+        start = time.perf_counter()
+        first = True
+        async for chunk in chunks:
+            if first:
+                self.observe((time.perf_counter() - start) * 1000)
+                first = False
+            yield chunk
 
 
 @dataclass
@@ -140,6 +165,8 @@ class Engines:
     """Hands a turn's endpointer back for reuse (its model stays loaded)."""
     prepare_verifier: Callable[[str, Sequence[str]], None] | None = None
     """(language, known items) -> ready the idle verifiers' grammar (blocking)."""
+    synthesis: SynthesisClock = field(default_factory=SynthesisClock)
+    """How long the speaker takes to its first audio (a running estimate)."""
 
 
 SpeechSink = Callable[[str, int, AsyncIterator[bytes]], Awaitable[None]]
@@ -203,9 +230,13 @@ class VoiceTurn:
         answer_only: bool = False,
         expect_published: Callable[[str], asyncio.Future[None]] | None = None,
         memory: MemoryLike | None = None,
+        first_audio_target_ms: float | None = None,
     ) -> None:
         """``memory``: answers questions about the speaker and keeps the diary (None:
-        no memory; such questions get the "only the list and the agenda" reply)."""
+        no memory; such questions get the "only the list and the agenda" reply).
+        ``first_audio_target_ms``: the LLM narrates only within what is left of this
+        much time after the end of speech, less the speaker's own time (None: the
+        narrator's budget)."""
         self.session_id = session_id
         self.site = site
         self.user = user
@@ -219,6 +250,7 @@ class VoiceTurn:
         self.answer_only = answer_only
         self._expect_published = expect_published
         self.memory = memory
+        self.first_audio_target_ms = first_audio_target_ms
         self._asked_at = dt.datetime.now(dt.UTC)
         self._published: asyncio.Task[None] | None = None
         self._endpointer = engines.endpointer()
@@ -413,6 +445,7 @@ class VoiceTurn:
             answered = await self.memory.answer(
                 user=self.user, site=self.site, question=heard_a.text, lang=self.lang,
                 narrator=self.engines.narrator, executor=self.engines.executor,
+                budget_ms=self.narration_budget,
             )  # fmt: skip
             if answered is not None:
                 self.milestones.mark("memory_answer")
@@ -567,8 +600,18 @@ class VoiceTurn:
     async def _answer(self, gate: GateDecision, receipts: list[Receipt], sink: SpeechSink) -> str:
         fallback = _FALLBACK.get((gate.decision, self.lang[:2]), "")
         return await speak(
-            self.engines, receipts, self.lang, sink, fallback=fallback, wrap=self._marking
-        )
+            self.engines, receipts, self.lang, sink, fallback=fallback, wrap=self._marking,
+            budget_ms=self.narration_budget,
+        )  # fmt: skip
+
+    def narration_budget(self) -> float | None:
+        """What is left for the LLM of the first-audio target, now (None: no target)."""
+        target = self.first_audio_target_ms
+        ended = self.milestones.marks.get("end_of_speech")
+        if target is None or ended is None:
+            return None
+        since = (time.perf_counter() - self.milestones.start) * 1000 - ended
+        return max(0.0, target - since - self.engines.synthesis.estimate_ms)
 
     async def _marking(self, chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
         async for chunk in chunks:
@@ -615,17 +658,25 @@ async def speak(
     *,
     fallback: str = "",
     wrap: Callable[[AsyncIterator[bytes]], AsyncIterator[bytes]] | None = None,
+    budget_ms: Callable[[], float | None] | None = None,
 ) -> str:
-    """Narrate the receipts (or say ``fallback``) and stream the speech to ``sink``."""
+    """Narrate the receipts (or say ``fallback``) and stream the speech to ``sink``.
+
+    ``budget_ms``: the LLM's time for each narration, asked just before it (None:
+    the narrator's own budget)."""
     loop = asyncio.get_running_loop()
-    texts = [
-        (await loop.run_in_executor(engines.executor, engines.narrator.narrate, r, lang)).text
-        for r in receipts
-    ]
+    texts = []
+    for receipt in receipts:
+        narrate = functools.partial(
+            engines.narrator.narrate, receipt, lang, budget_ms=budget_ms() if budget_ms else None
+        )
+        texts.append((await loop.run_in_executor(engines.executor, narrate)).text)
     text = " ".join(t for t in texts if t) if receipts else fallback
     if not text:
         return ""
-    chunks = in_thread(engines.speaker.synthesize(text, lang), engines.executor)
+    chunks = engines.synthesis.timed(
+        in_thread(engines.speaker.synthesize(text, lang), engines.executor)
+    )
     await sink(text, engines.speaker.sample_rate_for(lang), wrap(chunks) if wrap else chunks)
     return text
 

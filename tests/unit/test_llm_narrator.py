@@ -458,3 +458,24 @@ def test_memory_receipts_are_told_by_their_template(tmp_path: Path, label: str) 
     assert narration.reason == "template_only"
     assert len(llm.prompts) == warm_up  # the model never saw it
     assert "beer" not in narration.text
+
+
+def test_too_little_time_gives_the_template_without_asking_the_llm(tmp_path: Path) -> None:
+    llm = FakeLlama()
+    narrator = make(tmp_path, llm)
+    asked = len(llm.prompts)
+    narration = narrator.narrate(EN["add"], "en", now=NOW, budget_ms=40)
+    assert (narration.source, narration.reason) == ("template", "no_time")
+    assert len(llm.prompts) == asked
+    # a budget that leaves room: the LLM's sentence
+    assert narrator.narrate(EN["add"], "en", now=NOW, budget_ms=1500).source == "llm"
+
+
+def test_the_synthesis_clock_follows_what_it_measures() -> None:
+    from appliance.voice.turn import SynthesisClock
+
+    clock = SynthesisClock(initial_ms=300.0, weight=0.5)
+    clock.observe(100.0)
+    assert clock.estimate_ms == 200.0
+    clock.observe(100.0)
+    assert clock.estimate_ms == 150.0
