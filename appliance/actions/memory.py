@@ -18,9 +18,17 @@ import datetime as dt
 import logging
 from typing import TYPE_CHECKING, Any
 
+from appliance.actions.context import Outcome as ActionOutcome
 from appliance.errors import ApplianceError
 from appliance.memory.errors import MemoryInputError
-from appliance.memory.model import Kind, MemoryDraft, MemorySource, Outcome, PreparedWrite
+from appliance.memory.model import (
+    Kind,
+    MemoryDraft,
+    MemorySource,
+    Outcome,
+    PreparedWrite,
+    WriteResult,
+)
 from appliance.protocol.commands import Command, MemoryAdd, MemoryDelete, MemoryEdit
 from appliance.protocol.receipts import ReceiptItem, Source
 from appliance.store.db import Conn
@@ -28,7 +36,6 @@ from appliance.store.db import Conn
 if TYPE_CHECKING:
     from appliance.memory.store import MemoryStore
 
-from .context import Outcome as ActionOutcome
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -131,7 +138,9 @@ class MemoryActions:
         return _written(edit.result, details, [])
 
 
-def _written(result: Any, details: dict[str, Any], items: list[ReceiptItem]) -> ActionOutcome:
+def _written(
+    result: WriteResult, details: dict[str, Any], items: list[ReceiptItem]
+) -> ActionOutcome:
     details = {**details, "memory_id": result.memory_id, "memory_outcome": result.outcome.value}
     if result.superseded:
         details["superseded"] = list(result.superseded)
