@@ -144,8 +144,6 @@ class CommandDecoder:
             command = parse_command({**fields, "action": action})
         except ValidationError as err:
             return [self._reject(data, "invalid_payload: " + _describe(err), action)]
-        if problem := _out_of_range(command):
-            return [self._reject(data, f"invalid_payload: {problem}", action)]
         return [self._request(data, "mqtt", command)]
 
     def _json_object(self, payload: bytes, action: str) -> dict[str, Any] | Request:
@@ -222,11 +220,6 @@ class CommandDecoder:
         if not commands:
             reason = f"not_understood: {result.reason}" if result.reason else "not_understood"
             return [self._reject(data, reason, result.intent, details={"text": text})]
-        for command in commands:
-            if problem := _out_of_range(command):
-                action = getattr(command, "action", None)
-                reason = f"not_understood: {problem}"
-                return [self._reject(data, reason, action, details={"text": text})]
         base = data.get("request_id") or new_request_id()
         requests = []
         for index, command in enumerate(commands, start=1):
@@ -319,27 +312,6 @@ _ADD_PHRASE = {"en": "add {} to the shopping list", "pt": "adicione {} à lista 
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 """NUL, or half of a surrogate pair (a lone ``\\ud800`` escape): JSON allows them,
 PostgreSQL text and UTF-8 do not."""
-
-
-FIRST_YEAR, LAST_YEAR = 1900, 2999
-"""Dates a command may name. Near year 1 or 9999 a time zone or a duration steps out
-of what ``datetime`` can hold (``OverflowError`` deep in an action)."""
-
-
-QUANTITY_DIGITS = 3
-"""Decimals a quantity is stored with (``numeric(12, 3)``): less than half of the
-last one would be stored as 0, which the table refuses."""
-
-
-def _out_of_range(command: Any) -> str | None:
-    """``field: problem`` for a value the command's model accepts but the actions
-    cannot hold: a date outside FIRST_YEAR..LAST_YEAR, a quantity that rounds to 0."""
-    for name, value in getattr(command, "__dict__", {}).items():
-        if isinstance(value, dt.date) and not FIRST_YEAR <= value.year <= LAST_YEAR:
-            return f"{name}: years {FIRST_YEAR} to {LAST_YEAR} only"
-        if name == "quantity" and isinstance(value, float) and round(value, QUANTITY_DIGITS) <= 0:
-            return f"quantity: at least {10**-QUANTITY_DIGITS:g}"
-    return None
 
 
 def _valid_site(site: object) -> bool:

@@ -18,7 +18,7 @@ import asyncio
 import datetime as dt
 import functools
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -126,9 +126,7 @@ class Conversation:
         """What the answer used grows stronger, once the answer is on its way."""
         if not found.recalled:
             return
-        task = asyncio.create_task(self.recall.reinforce(user, found), name="memory-reinforce")
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._spawn(self.recall.reinforce(user, found), "memory-reinforce")
 
     async def record(
         self,
@@ -155,9 +153,7 @@ class Conversation:
             except (ApplianceError, ValueError) as err:
                 _LOGGER.warning("turn %s not kept in the diary: %s", turn_id, err)
 
-        task = asyncio.create_task(write(), name="memory-diary")
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._spawn(write(), "memory-diary")
 
     def receipts(self, receipts: Sequence[Receipt]) -> None:
         """After a memory changed (``ActionService.on_receipts``): rebuild that user's
@@ -167,9 +163,7 @@ class Conversation:
             changed = action.startswith("memory.") and receipt.status == "success"
             if changed and user and user not in self._rebuilding and not receipt.duplicate:
                 self._rebuilding.add(user)
-                task = asyncio.create_task(self._rebuild(user), name="memory-profile")
-                self._tasks.add(task)
-                task.add_done_callback(self._tasks.discard)
+                self._spawn(self._rebuild(user), "memory-profile")
 
     async def _rebuild(self, user: str) -> None:
         await asyncio.sleep(PROFILE_SETTLE_S)
@@ -178,6 +172,12 @@ class Conversation:
             await self.recall.store.rebuild_profile(user)
         except ApplianceError as err:
             _LOGGER.warning("profile of %s not rebuilt (the nightly upkeep will): %s", user, err)
+
+    def _spawn(self, work: Coroutine[Any, Any, Any], name: str) -> None:
+        """Run ``work`` in a task that ``close`` waits for."""
+        task = asyncio.create_task(work, name=name)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def close(self) -> None:
         """Let writes in progress finish (bounded)."""

@@ -12,6 +12,7 @@ import datetime as dt
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     AwareDatetime,
     BaseModel,
     ConfigDict,
@@ -20,12 +21,37 @@ from pydantic import (
     TypeAdapter,
     field_validator,
 )
+from pydantic_core import PydanticCustomError
 
 ItemName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=120)]
 Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
 Unit = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=24)]
 
 AgendaRange = Literal["today", "tomorrow", "week", "day"]
+
+FIRST_YEAR, LAST_YEAR = 1900, 2999
+"""Dates a command may name. Near year 1 or 9999 a time zone or a duration steps out
+of what ``datetime`` can hold (an ``OverflowError`` deep in an action)."""
+QUANTITY_DIGITS = 3
+"""Decimals a quantity is stored with (``numeric(12, 3)``): less than half of the last
+one would be stored as 0, which the table refuses."""
+
+
+def _in_years(value: dt.date) -> dt.date:
+    if not FIRST_YEAR <= value.year <= LAST_YEAR:
+        raise PydanticCustomError("date_range", f"years {FIRST_YEAR} to {LAST_YEAR} only")
+    return value
+
+
+def _storable_quantity(value: float | None) -> float | None:
+    if value is not None and round(value, QUANTITY_DIGITS) <= 0:
+        raise PydanticCustomError("quantity", f"at least {10**-QUANTITY_DIGITS:g}")
+    return value
+
+
+Day = Annotated[dt.date, AfterValidator(_in_years)]
+Moment = Annotated[AwareDatetime | dt.date, AfterValidator(_in_years)]
+Instant = Annotated[AwareDatetime, AfterValidator(_in_years)]
 
 
 class _Command(BaseModel):
@@ -43,7 +69,9 @@ class _Command(BaseModel):
 class ShoppingAdd(_Command):
     action: Literal["shopping.add"] = "shopping.add"
     item: ItemName
-    quantity: float | None = Field(default=None, gt=0, le=10_000)
+    quantity: Annotated[float | None, AfterValidator(_storable_quantity)] = Field(
+        default=None, gt=0, le=10_000
+    )
     unit: Unit | None = None
 
     @field_validator("unit")
@@ -81,8 +109,8 @@ class ShoppingClearCompleted(_Command):
 class AgendaAdd(_Command):
     action: Literal["agenda.add"] = "agenda.add"
     title: Title
-    start: AwareDatetime | dt.date
-    end: AwareDatetime | None = None
+    start: Moment
+    end: Instant | None = None
     duration_minutes: int | None = Field(default=None, gt=0, le=60 * 24 * 14)
     location: Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)] | None = None
 
@@ -94,7 +122,7 @@ class AgendaAdd(_Command):
 class AgendaList(_Command):
     action: Literal["agenda.list"] = "agenda.list"
     range: AgendaRange = "today"
-    day: dt.date | None = None
+    day: Day | None = None
 
 
 class AgendaNext(_Command):
@@ -104,14 +132,14 @@ class AgendaNext(_Command):
 class AgendaRemove(_Command):
     action: Literal["agenda.remove"] = "agenda.remove"
     title: Title
-    day: dt.date | None = None
+    day: Day | None = None
 
 
 class AgendaMove(_Command):
     action: Literal["agenda.move"] = "agenda.move"
     title: Title
-    day: dt.date | None = None
-    new_start: AwareDatetime | dt.date
+    day: Day | None = None
+    new_start: Moment
 
 
 MemoryText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]

@@ -517,3 +517,18 @@ def test_unusable_items(text: str, reason: str) -> None:
     assert result.command is None
     assert result.commands == ()
     assert result.reason == reason
+
+
+@pytest.mark.parametrize(
+    ("text", "stance", "subject"),
+    [
+        ("I like milk", "likes", "milk"),
+        ("I don't like coffee", "dislikes", "coffee"),  # a statement, not a refused command
+        ("okay so I'm allergic to peanuts", "allergic", "peanuts"),
+    ],
+)
+def test_a_stated_preference_is_a_memory_command(text: str, stance: str, subject: str) -> None:
+    result = parser().parse(text, lang="en")
+    assert result.command is not None and result.command.action == "memory.add"
+    assert (result.command.stance, result.command.subject) == (stance, subject)  # type: ignore[union-attr]
+    assert result.command.changes_state
