@@ -76,13 +76,13 @@ class Conversation:
         is not one."""
         if not question.strip() or not is_memory_question(question, lang):
             return None
-        found = await self.recall.for_question(user, question, lang, reinforce=False)
-        texts = list(found.texts)
-        if is_purchase_question(question, lang):
-            bought = await self._purchases(user, question, lang)
-            texts = [*bought, *(t for t in texts if t not in bought)]
-        texts = texts[: self.recall.limit]
-        episodes = await self._episodes(user, site)
+        # Independent reads, each on its own connection: at once, not one after another.
+        found, bought, episodes = await asyncio.gather(
+            self.recall.for_question(user, question, lang, reinforce=False),
+            self._purchases(user, question, lang),
+            self._episodes(user, site),
+        )
+        texts = [*bought, *(t for t in found.texts if t not in bought)][: self.recall.limit]
         loop = asyncio.get_running_loop()
         narration = await loop.run_in_executor(
             executor,
@@ -104,7 +104,10 @@ class Conversation:
         return Answer(narration.text, narration.source, len(texts))
 
     async def _purchases(self, user: str | None, question: str, lang: str) -> list[str]:
-        """Purchase memories of the days the question names, newest first."""
+        """Purchase memories of the days a question about buying names, newest first
+        (nothing for other questions)."""
+        if not is_purchase_question(question, lang):
+            return []
         first, last = purchase_days(question, lang, dt.datetime.now(self._tz).date())
         try:
             found = await self.recall.store.list_memories(

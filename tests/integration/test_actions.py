@@ -7,7 +7,7 @@ import zoneinfo
 
 import pytest
 
-from appliance.actions.service import ActionService, Request, new_request_id
+from appliance.actions.service import HANDLERS, ActionService, Request, new_request_id
 from appliance.protocol import commands as c
 from appliance.protocol.receipts import Receipt, Source
 from appliance.protocol.topics import Topics
@@ -221,15 +221,18 @@ async def test_a_command_failing_in_the_database_does_not_sink_its_batch(
 
 
 async def test_a_defect_in_one_command_refuses_it_and_runs_the_others(
-    service: ActionService,
+    service: ActionService, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # A date the model accepts but the agenda cannot hold in the household's zone
-    # (an OverflowError deep in the action): a defect, not a database error.
+    # A defect in one action (not a database error): here the agenda's handler breaks.
+    async def broken(ctx: object, command: object) -> object:
+        raise OverflowError("date value out of range")
+
+    monkeypatch.setitem(HANDLERS, "agenda.add", broken)
     source = Source(kind="mqtt", user="household")
-    far_back = dt.datetime(1, 1, 1, tzinfo=dt.timezone(dt.timedelta(hours=14)))
+    tomorrow = dt.datetime.now(dt.UTC).date() + dt.timedelta(days=1)
     requests = [
         Request(new_request_id(), source, command=c.ShoppingAdd(item="milk")),
-        Request(new_request_id(), source, command=c.AgendaAdd(title="x", start=far_back)),
+        Request(new_request_id(), source, command=c.AgendaAdd(title="x", start=tomorrow)),
         Request(new_request_id(), source, command=c.ShoppingAdd(item="eggs")),
     ]
     results = await service.execute_batch(requests)
