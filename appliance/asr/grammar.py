@@ -49,6 +49,7 @@ from hassil import (
 )
 
 from appliance.intents import load_templates
+from appliance.intents.lexicon import load_lexicon
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -118,7 +119,8 @@ _EN_RULES: dict[str, str] = {
     "sarah|david|anna|michael|emma|peter|lisa|paul|laura|tom|kate|alex|sam|chris|"
     "the office|the school|the clinic|the hospital|the gym|the park|the mall|"
     "the restaurant|home|work|the library|the airport|the station)",
-    "title": "[a|an|the|my|our] [<title_adj>] <title_noun> [(with|at|for) <title_who>]",
+    "title": "([a|an|the|my|our] [<title_adj>] <title_noun> [(with|at|for) <title_who>]"
+    "|(call|phone|ring|visit|see|pick up|text|email|meet) <title_who>)",
     "event": "<title> [<when>] [<duration>]",
     "other_list_name": "(to do|todo|packing|christmas|birthday|wish|work|reading|chores|"
     "hardware|party|gift|movie|books)",
@@ -902,6 +904,39 @@ def _template_rules(lang: str) -> tuple[dict[str, Node], dict[str, tuple[str, ..
     return rules, intents
 
 
+_HESITATIONS = frozenset({"uh", "uhh", "uhm", "um", "umm", "er", "erm", "hmm", "ahn", "hum"})
+_NOT_A_START = frozenset({"yes", "yeah", "no", "sim", "não", "nao"})  # answers, not commands
+
+
+def _politeness(lang: str, rules: dict[str, Node]) -> None:
+    """``polite_start`` and ``polite_end``: the words around a command the parser
+    drops ("hey, could you please ... for me, thanks"), from the lexicon's fillers, so
+    the verifier can hear a polite command too. Hesitations are left to the decoder's
+    filler models."""
+    fillers = load_lexicon(lang).raw["fillers"]
+
+    def phrases(*groups: str, skip: frozenset[str] = frozenset()) -> tuple[Node, ...]:
+        texts = dict.fromkeys(
+            str(t).lower() for g in groups for t in fillers.get(g, ()) if str(t).lower()
+        )
+        return tuple(
+            _seq(Word(w) for w in t.split())
+            for t in texts
+            if t not in _HESITATIONS and t not in skip
+        )
+
+    leading = phrases("leading", skip=_NOT_A_START)
+    anywhere = phrases("anywhere")
+    rules["polite_start"] = Alt(
+        (
+            Seq((Alt(leading), Alt(anywhere, optional=True))),
+            Alt(anywhere),
+        )
+    )
+    ending = Alt(phrases("trailing", "anywhere"))
+    rules["polite_end"] = Seq((ending, Alt((ending,), optional=True)))
+
+
 def _ident(text: str) -> str:
     return re.sub(r"[^a-z0-9_]", "_", text.lower())
 
@@ -930,7 +965,14 @@ def _build(lang: str, items: tuple[str, ...]) -> Grammar:
     rules["item_name"] = Alt(tuple(_seq(Word(w) for w in n.split()) for n in names))
     _slot_fallbacks(rules)
     sentence_rules = [r for rs in intents.values() for r in rs]
-    rules["command"] = Alt(tuple(Ref(r) for r in sentence_rules))
+    _politeness(lang, rules)
+    rules["command"] = Seq(
+        (
+            Alt((Ref("polite_start"),), optional=True),
+            Alt(tuple(Ref(r) for r in sentence_rules)),
+            Alt((Ref("polite_end"),), optional=True),
+        )
+    )
     rules["utterance"] = Alt((Ref("command"), Ref(ANSWER_RULE)))
     missing = set(_refs_of_all(rules)) - set(rules)
     if missing:

@@ -132,6 +132,26 @@ def test_outputs_parse_like_the_text_commands(parser: IntentParser) -> None:
         assert result.intent == intent and result.command is not None, (text, result)
 
 
+def test_polite_commands_and_reminders(parser: IntentParser) -> None:
+    """What people say around a command (the parser's fillers) is in the grammar too,
+    and the reading still parses to the command; fillers alone are not a command."""
+    now = dt.datetime(2026, 3, 2, 9, 0, tzinfo=dt.UTC)
+    en = build_grammar("en")
+    for text, intent in [
+        ("hey could you please add milk to my shopping list", "shopping.add"),
+        ("can you put eggs on the list for me thanks", "shopping.add"),
+        ("i'd like to add bananas to the shopping list", "shopping.add"),
+        ("remind me to call mom tomorrow at five p.m.", "agenda.add"),
+        ("remind me to buy milk", "shopping.add"),
+        ("delete my meeting tomorrow", "agenda.remove"),
+    ]:
+        assert en.accepts(text), text
+        result = parser.parse(text, now=now)
+        assert result.intent == intent and result.command is not None, (text, result)
+    for text in ("please", "can you", "thank you", "hey", "yes add milk to the list"):
+        assert not en.accepts(text), text
+
+
 @pytest.mark.parametrize(
     ("lang", "answers", "not_answers"),
     [

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 
 from appliance.intents import IntentParser
 from appliance.protocol import commands as c
+
+NOW = dt.datetime(2026, 11, 30, 12, tzinfo=dt.UTC)
 
 
 @pytest.fixture(scope="module")
@@ -35,3 +39,48 @@ def test_needs_are_additions(parser: IntentParser, text: str, lang: str, item: s
 )
 def test_not_additions(parser: IntentParser, text: str, lang: str) -> None:
     assert parser.parse(text, lang=lang).commands == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "expected"),
+    [
+        ("remind me to buy milk", "en", c.ShoppingAdd(item="milk")),
+        ("me lembra de comprar leite", "pt", c.ShoppingAdd(item="leite")),
+        (
+            "remind me to call mom tomorrow at 5 pm",
+            "en",
+            c.AgendaAdd(title="call mom", start=dt.datetime(2026, 12, 1, 17, tzinfo=dt.UTC)),
+        ),
+        (
+            "remind me about the dentist on friday",
+            "en",
+            c.AgendaAdd(title="dentist", start=dt.date(2026, 12, 4)),
+        ),
+        (
+            "me lembra de ligar pra mãe amanhã às cinco da tarde",
+            "pt",
+            c.AgendaAdd(title="ligar pra mãe", start=dt.datetime(2026, 12, 1, 17, tzinfo=dt.UTC)),
+        ),
+    ],
+)
+def test_reminders(
+    parser: IntentParser, text: str, lang: str, expected: c.Command
+) -> None:
+    assert parser.parse(text, lang=lang, now=NOW).commands == (expected,)
+
+
+def test_a_reminder_without_a_date_is_not_an_entry(parser: IntentParser) -> None:
+    assert parser.parse("remind me to call mom", now=NOW).commands == ()
+    assert parser.parse("me lembra de ligar pra mãe", lang="pt", now=NOW).commands == ()
+
+
+def test_deleting_something_with_a_date_is_an_agenda_entry(parser: IntentParser) -> None:
+    assert parser.parse("delete my meeting tomorrow", now=NOW).commands == (
+        c.AgendaRemove(title="meeting", day=dt.date(2026, 12, 1)),
+    )
+    assert parser.parse("delete milk", now=NOW).commands == (c.ShoppingRemove(item="milk"),)
+
+
+def test_a_question_is_not_an_item(parser: IntentParser) -> None:
+    # "add" misheard in front of a question must not add "what's" to the list
+    assert parser.parse("add what's to the shopping list", now=NOW).commands == ()
