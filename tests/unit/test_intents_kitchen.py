@@ -63,9 +63,7 @@ def test_not_additions(parser: IntentParser, text: str, lang: str) -> None:
         ),
     ],
 )
-def test_reminders(
-    parser: IntentParser, text: str, lang: str, expected: c.Command
-) -> None:
+def test_reminders(parser: IntentParser, text: str, lang: str, expected: c.Command) -> None:
     assert parser.parse(text, lang=lang, now=NOW).commands == (expected,)
 
 
