@@ -57,6 +57,11 @@ COMMANDS = [
     "what's on my shopping list",
     "what's on my agenda tomorrow",
     "what's my next appointment",
+    # said the way people talk to a kitchen assistant
+    "could you please add orange juice to my shopping list",
+    "we're out of coffee",
+    "remind me to call mom tomorrow at five pm",
+    "put two cans of beans on the list, thanks",
 ]
 NOT_COMMANDS = [
     "the weather is lovely today",

@@ -905,6 +905,10 @@ def _template_rules(lang: str) -> tuple[dict[str, Node], dict[str, tuple[str, ..
 
 
 _HESITATIONS = frozenset({"uh", "uhh", "uhm", "um", "umm", "er", "erm", "hmm", "ahn", "hum"})
+_POLITE_ENDS = {
+    "en": ("please", "for me", "for me please", "now"),
+    "pt": ("por favor", "pra mim", "para mim", "pra mim por favor"),
+}
 _NOT_A_START = frozenset({"yes", "yeah", "no", "sim", "não", "nao"})  # answers, not commands
 
 
@@ -933,8 +937,13 @@ def _politeness(lang: str, rules: dict[str, Node]) -> None:
             Alt(anywhere),
         )
     )
-    ending = Alt(phrases("trailing", "anywhere"))
-    rules["polite_end"] = Seq((ending, Alt((ending,), optional=True)))
+    # One closing phrase, e.g. "please" or "for me, thanks": a longer tail of fillers
+    # only gave noise somewhere to go ("... i wanna i want to" in babble).
+    request = tuple(_seq(Word(w) for w in t.split()) for t in _POLITE_ENDS.get(lang, ()))
+    trailing = Alt(phrases("trailing"))
+    rules["polite_end"] = Alt(
+        (Seq((Alt(request), Alt((trailing,), optional=True))), trailing) if request else (trailing,)
+    )
 
 
 def _ident(text: str) -> str:

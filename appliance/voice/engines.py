@@ -56,6 +56,7 @@ def load_engines(settings: Settings, *, executor_threads: int = 4) -> Engines:
         primary=whisper,
         verifier_for=pool.session,
         prepare_verifier=pool.prepare,
+        vocabulary=_vocabulary,
         endpointer=endpointers.acquire,
         release_endpointer=endpointers.release,
         narrator=narrator,
@@ -67,6 +68,24 @@ def load_engines(settings: Settings, *, executor_threads: int = 4) -> Engines:
     _LOGGER.info("voice engines loaded in %.2f s (%s)", time.perf_counter() - started,
                  ", ".join(languages))  # fmt: skip
     return engines
+
+
+def _vocabulary(lang: str, items: Sequence[str]) -> frozenset[str]:
+    """The ``item_key`` of every item the verifier's grammar of ``lang`` holds."""
+    from appliance.asr.grammar import build_grammar
+
+    try:
+        grammar = build_grammar(lang, tuple(items))
+    except ValueError:  # no grammar for the language
+        return frozenset()
+    return _item_keys(grammar.items)
+
+
+@functools.lru_cache(maxsize=8)
+def _item_keys(names: tuple[str, ...]) -> frozenset[str]:
+    from appliance.actions.items import item_key
+
+    return frozenset(item_key(n) for n in names)
 
 
 def _languages(settings: Settings) -> list[str]:

@@ -8,7 +8,10 @@ fuzzy-matches two different items into one.
 Decisions:
 - ``act``: both engines give the same state-changing commands: run them. Engine A's
   reading may be one of the alternatives its beam found almost as likely as its best
-  (``Heard.alternatives``), when no likelier reading of A was a refusal ("don't add").
+  (``Heard.alternatives``), when no likelier reading of A was a refusal ("don't add"),
+  and only to mend an item A's best reading did not name right: when that reading's
+  items are all in the verifier's ``vocabulary``, another item from A's beam is a
+  different item ("oat milk" and "oatmeal"), and the turn asks.
   A "weak" verifier transcript (``rejected="weak"``: unsure, not far off) counts only
   when it gives exactly the commands of A's best reading (or of that reading with a
   misheard leading "add" repaired), never of A's other beam readings.
@@ -24,7 +27,7 @@ Decisions:
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -99,8 +102,17 @@ def _same(a: Sequence[Command], b: Sequence[Command]) -> bool:
     return len(a) == len(b) and [command_key(x) for x in a] == [command_key(y) for y in b]
 
 
-def decide(primary: Heard, verifier: Heard | None, parse: Parse) -> GateDecision:
-    """Decide what a voice turn may do from engine A (``primary``) and engine B."""
+def decide(
+    primary: Heard,
+    verifier: Heard | None,
+    parse: Parse,
+    vocabulary: Collection[str] = frozenset(),
+) -> GateDecision:
+    """Decide what a voice turn may do from engine A (``primary``) and engine B.
+
+    ``vocabulary``: the ``item_key`` of every item the verifier can hear (its grammar's
+    items); empty, A's beam may mend any item.
+    """
     a = parse(primary.text) if primary.usable else None
     b = parse(verifier.text) if verifier is not None and verifier.usable else None
     a_cmds = _commands(a) if a is not None else ()
@@ -124,7 +136,7 @@ def decide(primary: Heard, verifier: Heard | None, parse: Parse) -> GateDecision
         )
     if a_cmds and b_cmds and _same(a_cmds, b_cmds):
         return GateDecision("act", a_cmds, a_cmds[0].action, None, True, details)
-    agreeing = _alternative_agreeing(primary, a, b_cmds, parse)
+    agreeing = _alternative_agreeing(primary, a, b_cmds, parse, vocabulary)
     if agreeing is not None:
         rank, reading = agreeing
         details = {**details, "agreed_reading": reading, "rank": rank}
@@ -139,7 +151,7 @@ def decide(primary: Heard, verifier: Heard | None, parse: Parse) -> GateDecision
 
 
 def _alternative_agreeing(
-    primary: Heard, a: Any, b_cmds: Sequence[Command], parse: Parse
+    primary: Heard, a: Any, b_cmds: Sequence[Command], parse: Parse, vocabulary: Collection[str]
 ) -> tuple[int, str] | None:
     """Engine A's first other reading that gives engine B's state-changing commands,
     with its rank (2 = second best; the beam's readings, then A's best with a misheard
@@ -151,6 +163,8 @@ def _alternative_agreeing(
         return None
     if str(getattr(a, "reason", "")) in REFUSALS:
         return None
+    if _names_known_items(_commands(a), vocabulary):
+        return None
     readings = [*primary.alternatives, *repaired_readings(primary.text)]
     for rank, text in enumerate(readings, start=2):
         result = parse(text)
@@ -159,6 +173,14 @@ def _alternative_agreeing(
         if _same(_commands(result), b_cmds):
             return rank, text
     return None
+
+
+def _names_known_items(commands: Sequence[Command], vocabulary: Collection[str]) -> bool:
+    """True if ``commands`` name items and every one is in ``vocabulary``."""
+    items = [getattr(c, "item", None) for c in commands]
+    return bool(items) and all(
+        isinstance(item, str) and item_key(item) in vocabulary for item in items
+    )
 
 
 def _weak_agreeing(

@@ -165,6 +165,8 @@ class Engines:
     """Hands a turn's endpointer back for reuse (its model stays loaded)."""
     prepare_verifier: Callable[[str, Sequence[str]], None] | None = None
     """(language, known items) -> ready the idle verifiers' grammar (blocking)."""
+    vocabulary: Callable[[str, Sequence[str]], frozenset[str]] | None = None
+    """(language, known items) -> the ``item_key`` of every item the verifier hears."""
     synthesis: SynthesisClock = field(default_factory=SynthesisClock)
     """How long the speaker takes to its first audio (a running estimate)."""
 
@@ -431,10 +433,11 @@ class VoiceTurn:
         heard_a = Heard("whisper", primary_t.text, primary_t.rejected, primary_t.alternatives)
         heard_b = Heard("verifier", verifier_t.text, verifier_t.rejected) if verifier_t else None
         parse = self.engines.parse(self.lang)
-        gate = decide(heard_a, heard_b, parse)
+        vocabulary = self._vocabulary()
+        gate = decide(heard_a, heard_b, parse, vocabulary)
         transcripts = {"whisper": heard_a.text, "verifier": heard_b.text if heard_b else ""}
         if self._wants_second_opinion(gate, heard_b, parse):
-            second = await self._second_opinion(heard_b, parse)
+            second = await self._second_opinion(heard_b, parse, vocabulary)
             if second is not None:
                 gate, transcripts["whisper_second"] = second
         self.milestones.mark("gate_decision")
@@ -471,19 +474,26 @@ class VoiceTurn:
         )  # fmt: skip
 
     def _wants_second_opinion(self, gate: GateDecision, heard_b: Heard | None, parse: Any) -> bool:
-        """The verifier heard a change that Whisper's reading did not confirm (never
-        after a refusal: a second reading must not skip a "don't")."""
+        """The verifier, sure of itself, heard a change that Whisper's reading did not
+        confirm (never after a refusal: a second reading must not skip a "don't").
+        A weak verifier transcript may confirm Whisper's own best reading only: in
+        babble, a weak one and the larger model both heard "oatmeal" for "oat milk"."""
         if gate.decision not in ("confirm", "chat") or heard_b is None:
             return False
-        if heard_b.rejected not in (None, "weak") or not heard_b.text.strip():
+        if heard_b.rejected is not None or not heard_b.text.strip():
             return False
         if not self.engines.primary.has_second_opinion(self.lang):
             return False
         commands = getattr(parse(heard_b.text), "commands", ()) or ()
         return any(c.changes_state for c in commands)
 
+    def _vocabulary(self) -> frozenset[str]:
+        if self.engines.vocabulary is None:
+            return frozenset()
+        return self.engines.vocabulary(self.lang, self.known_items)
+
     async def _second_opinion(
-        self, heard_b: Heard | None, parse: Any
+        self, heard_b: Heard | None, parse: Any, vocabulary: frozenset[str]
     ) -> tuple[GateDecision, str] | None:
         """Whisper again with its larger model; its gate decision when that one acts."""
         loop = asyncio.get_running_loop()
@@ -494,7 +504,7 @@ class VoiceTurn:
         )
         self.milestones.mark("whisper_second_ready")
         heard = Heard("whisper", second_t.text, second_t.rejected, second_t.alternatives)
-        gate = decide(heard, heard_b, parse)
+        gate = decide(heard, heard_b, parse, vocabulary)
         if gate.decision != "act":
             return None
         return replace(gate, details={**gate.details, "second_opinion": True}), heard.text

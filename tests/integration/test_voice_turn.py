@@ -22,6 +22,7 @@ from appliance.protocol.topics import Topics
 from appliance.protocol.voice import CHUNK_BYTES, CHUNK_MS
 from appliance.settings import Settings
 from appliance.store.db import Database
+from appliance.voice.gate import Heard, decide
 from appliance.voice.turn import Engines, VoiceTurn
 from tests.support import speech
 
@@ -147,3 +148,29 @@ async def test_a_second_opinion_from_the_larger_model_can_confirm_the_verifier(
     assert "bread" in helped.transcripts["whisper_second"].lower()
     assert [i.name for i in helped.receipts[0].items] == ["bread"]
     assert helped.receipts[0].details["transcripts"]["whisper_second"]
+
+
+async def test_only_a_sure_verifier_gets_a_second_opinion(voice_engines: Engines) -> None:
+    """A weak verifier transcript may confirm tiny.en's own best reading, never the
+    larger model's: in babble a weak "add oatmeal" and the larger model agreed on
+    "oatmeal" for "oat milk"."""
+    if not voice_engines.primary.has_second_opinion("en"):
+        pytest.skip("no second-opinion model")
+    turn = _turn(voice_engines, None)
+    parse = voice_engines.parse("en")
+    whisper = Heard("whisper", "adult milk to the shopping list")
+    for rejected, wanted in ((None, True), ("weak", False), ("low_confidence", False)):
+        verifier = Heard("verifier", "add oatmeal to the shopping list", rejected)
+        gate = decide(whisper, verifier, parse)
+        assert gate.decision in ("confirm", "chat"), gate
+        assert turn._wants_second_opinion(gate, verifier, parse) is wanted, rejected
+    await turn.close()
+
+
+def test_the_gate_knows_the_verifiers_items(voice_engines: Engines) -> None:
+    assert voice_engines.vocabulary is not None
+    built_in = voice_engines.vocabulary("en", [])
+    assert {"oat milk", "oatmeal", "egg"} <= built_in  # item keys: "eggs" is "egg"
+    assert "quince paste" not in built_in
+    assert "quince paste" in voice_engines.vocabulary("en", ["Quince paste"])
+    assert voice_engines.vocabulary("pt", []) >= {"leite"}

@@ -26,7 +26,7 @@ def gate(parser: IntentParser, a: str, b: str | None, lang: str = "en", **kw: An
     parse = functools.partial(parser.parse, lang=lang, now=NOW)
     verifier = Heard("pocketsphinx", b, kw.get("b_rejected")) if b is not None else None
     primary = Heard("whisper", a, kw.get("a_rejected"), tuple(kw.get("alternatives", ())))
-    return decide(primary, verifier, parse)
+    return decide(primary, verifier, parse, kw.get("vocabulary", frozenset()))
 
 
 def test_agreeing_engines_act(parser: IntentParser) -> None:
@@ -179,6 +179,30 @@ def test_alternatives_never_override_a_refusal_or_another_item(
 ) -> None:
     result = gate(parser, a, "add milk to the shopping list", alternatives=alternatives)
     assert result.decision != "act"
+
+
+def test_an_alternative_never_swaps_one_known_item_for_another(parser: IntentParser) -> None:
+    """Whisper's best reading named an item the verifier knows ("oat milk"); its beam
+    also had "oatmeal", which the verifier heard. Two real items: ask, do not act."""
+    vocabulary = frozenset({"milk", "oat milk", "oatmeal", "apple"})
+    swapped = gate(
+        parser,
+        "add oat milk to the shopping list",
+        "add a oatmeal to the shopping list",
+        alternatives=["add oatmeal to the shopping list"],
+        vocabulary=vocabulary,
+    )
+    assert swapped.decision == "confirm"
+    assert swapped.commands == (c.ShoppingAdd(item="oat milk"),)
+    # an item the verifier does not know is still mended ("out milk")
+    mended = gate(
+        parser,
+        "add out milk to the shopping list",
+        "add oat milk to the shopping list",
+        alternatives=["add oat milk to the shopping list"],
+        vocabulary=vocabulary,
+    )
+    assert mended.decision == "act" and mended.commands == (c.ShoppingAdd(item="oat milk"),)
 
 
 def test_alternatives_of_a_rejected_transcript_are_not_used(parser: IntentParser) -> None:
