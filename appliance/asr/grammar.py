@@ -905,18 +905,16 @@ def _template_rules(lang: str) -> tuple[dict[str, Node], dict[str, tuple[str, ..
 
 
 _HESITATIONS = frozenset({"uh", "uhh", "uhm", "um", "umm", "er", "erm", "hmm", "ahn", "hum"})
-_POLITE_ENDS = {
-    "en": ("please", "for me", "for me please", "now"),
-    "pt": ("por favor", "pra mim", "para mim", "pra mim por favor"),
-}
 _NOT_A_START = frozenset({"yes", "yeah", "no", "sim", "não", "nao"})  # answers, not commands
 
 
 def _politeness(lang: str, rules: dict[str, Node]) -> None:
-    """``polite_start`` and ``polite_end``: the words around a command the parser
-    drops ("hey, could you please ... for me, thanks"), from the lexicon's fillers, so
-    the verifier can hear a polite command too. Hesitations are left to the decoder's
-    filler models."""
+    """``polite_start``: the words before a command the parser drops ("hey, could you
+    please ..."), from the lexicon's fillers, so the verifier can hear a polite command
+    too. Hesitations are left to the decoder's filler models.
+
+    Closing words ("..., thanks") are not in the grammar: with them, PocketSphinx
+    ended 5 of 44 noisy commands (white noise, 20 dB) in no sentence at all."""
     fillers = load_lexicon(lang).raw["fillers"]
 
     def phrases(*groups: str, skip: frozenset[str] = frozenset()) -> tuple[Node, ...]:
@@ -936,13 +934,6 @@ def _politeness(lang: str, rules: dict[str, Node]) -> None:
             Seq((Alt(leading), Alt(anywhere, optional=True))),
             Alt(anywhere),
         )
-    )
-    # One closing phrase, e.g. "please" or "for me, thanks": a longer tail of fillers
-    # only gave noise somewhere to go ("... i wanna i want to" in babble).
-    request = tuple(_seq(Word(w) for w in t.split()) for t in _POLITE_ENDS.get(lang, ()))
-    trailing = Alt(phrases("trailing"))
-    rules["polite_end"] = Alt(
-        (Seq((Alt(request), Alt((trailing,), optional=True))), trailing) if request else (trailing,)
     )
 
 
@@ -979,7 +970,6 @@ def _build(lang: str, items: tuple[str, ...]) -> Grammar:
         (
             Alt((Ref("polite_start"),), optional=True),
             Alt(tuple(Ref(r) for r in sentence_rules)),
-            Alt((Ref("polite_end"),), optional=True),
         )
     )
     rules["utterance"] = Alt((Ref("command"), Ref(ANSWER_RULE)))
