@@ -163,7 +163,7 @@ def _alternative_agreeing(
         return None
     if str(getattr(a, "reason", "")) in REFUSALS:
         return None
-    if _names_known_items(_commands(a), vocabulary):
+    if names_known_items(_commands(a), vocabulary):
         return None
     readings = [*primary.alternatives, *repaired_readings(primary.text)]
     for rank, text in enumerate(readings, start=2):
@@ -175,8 +175,9 @@ def _alternative_agreeing(
     return None
 
 
-def _names_known_items(commands: Sequence[Command], vocabulary: Collection[str]) -> bool:
-    """True if ``commands`` name items and every one is in ``vocabulary``."""
+def names_known_items(commands: Sequence[Command], vocabulary: Collection[str]) -> bool:
+    """True if ``commands`` name items and every one is in ``vocabulary`` (the
+    ``item_key`` of each item the verifier can hear)."""
     items = [getattr(c, "item", None) for c in commands]
     return bool(items) and all(
         isinstance(item, str) and item_key(item) in vocabulary for item in items

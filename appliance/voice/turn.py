@@ -25,7 +25,7 @@ from typing import Any, Protocol
 from appliance.actions.service import ActionService, Request, Result
 from appliance.protocol.commands import Command
 from appliance.protocol.receipts import Receipt, Source
-from appliance.voice.gate import GateDecision, Heard, Parse, decide
+from appliance.voice.gate import GateDecision, Heard, Parse, decide, names_known_items
 
 _LOGGER = logging.getLogger(__name__)
 _BEFORE_SPEECH_BYTES = 32 * 800
@@ -436,7 +436,7 @@ class VoiceTurn:
         vocabulary = self._vocabulary()
         gate = decide(heard_a, heard_b, parse, vocabulary)
         transcripts = {"whisper": heard_a.text, "verifier": heard_b.text if heard_b else ""}
-        if self._wants_second_opinion(gate, heard_b, parse):
+        if self._wants_second_opinion(gate, heard_a, heard_b, parse, vocabulary):
             second = await self._second_opinion(heard_b, parse, vocabulary)
             if second is not None:
                 gate, transcripts["whisper_second"] = second
@@ -473,15 +473,30 @@ class VoiceTurn:
             answer=answer, lang=self.lang, asked_at=self._asked_at,
         )  # fmt: skip
 
-    def _wants_second_opinion(self, gate: GateDecision, heard_b: Heard | None, parse: Any) -> bool:
+    def _wants_second_opinion(
+        self,
+        gate: GateDecision,
+        heard_a: Heard,
+        heard_b: Heard | None,
+        parse: Any,
+        vocabulary: frozenset[str],
+    ) -> bool:
         """The verifier, sure of itself, heard a change that Whisper's reading did not
         confirm (never after a refusal: a second reading must not skip a "don't").
-        A weak verifier transcript may confirm Whisper's own best reading only: in
-        babble, a weak one and the larger model both heard "oatmeal" for "oat milk"."""
+
+        Not when Whisper's best reading named items the verifier knows: the engines
+        then heard two different items, and a second model siding with one of them is
+        a guess ("oatmeal" for "oat milk" on a synthetic voice in noise). A weak
+        verifier transcript may confirm Whisper's own best reading only: in babble, a
+        weak one and the larger model both heard "oatmeal" for "oat milk"."""
         if gate.decision not in ("confirm", "chat") or heard_b is None:
             return False
         if heard_b.rejected is not None or not heard_b.text.strip():
             return False
+        if heard_a.usable:
+            first = getattr(parse(heard_a.text), "commands", ()) or ()
+            if names_known_items(first, vocabulary):
+                return False
         if not self.engines.primary.has_second_opinion(self.lang):
             return False
         commands = getattr(parse(heard_b.text), "commands", ()) or ()

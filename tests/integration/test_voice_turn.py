@@ -153,17 +153,27 @@ async def test_a_second_opinion_from_the_larger_model_can_confirm_the_verifier(
 async def test_only_a_sure_verifier_gets_a_second_opinion(voice_engines: Engines) -> None:
     """A weak verifier transcript may confirm tiny.en's own best reading, never the
     larger model's: in babble a weak "add oatmeal" and the larger model agreed on
-    "oatmeal" for "oat milk"."""
+    "oatmeal" for "oat milk". Nor is the larger model asked to choose between two
+    items both engines know."""
     if not voice_engines.primary.has_second_opinion("en"):
         pytest.skip("no second-opinion model")
     turn = _turn(voice_engines, None)
     parse = voice_engines.parse("en")
     whisper = Heard("whisper", "adult milk to the shopping list")
+    vocabulary = frozenset({"oat milk", "oatmeal"})
     for rejected, wanted in ((None, True), ("weak", False), ("low_confidence", False)):
         verifier = Heard("verifier", "add oatmeal to the shopping list", rejected)
-        gate = decide(whisper, verifier, parse)
+        gate = decide(whisper, verifier, parse, vocabulary)
         assert gate.decision in ("confirm", "chat"), gate
-        assert turn._wants_second_opinion(gate, verifier, parse) is wanted, rejected
+        asked = turn._wants_second_opinion(gate, whisper, verifier, parse, vocabulary)
+        assert asked is wanted, rejected
+    # tiny.en heard a known item, the verifier another: two items, no tie-breaker
+    known = Heard("whisper", "add oat milk to the shopping list")
+    verifier = Heard("verifier", "add oatmeal to the shopping list")
+    gate = decide(known, verifier, parse, vocabulary)
+    assert gate.decision == "confirm"
+    assert not turn._wants_second_opinion(gate, known, verifier, parse, vocabulary)
+    assert turn._wants_second_opinion(gate, known, verifier, parse, frozenset())
     await turn.close()
 
 
