@@ -908,33 +908,22 @@ _HESITATIONS = frozenset({"uh", "uhh", "uhm", "um", "umm", "er", "erm", "hmm", "
 _NOT_A_START = frozenset({"yes", "yeah", "no", "sim", "não", "nao"})  # answers, not commands
 
 
-def _politeness(lang: str, rules: dict[str, Node]) -> None:
-    """``polite_start``: the words before a command the parser drops ("hey, could you
-    please ..."), from the lexicon's fillers, so the verifier can hear a polite command
-    too. Hesitations are left to the decoder's filler models.
+def _polite_start(lang: str) -> Node:
+    """The words before a command that the parser drops ("hey, could you please ..."),
+    from the lexicon's fillers, so the verifier can hear a polite command too.
+    Hesitations are left to the decoder's filler models.
 
     Closing words ("..., thanks") are not in the grammar: with them, PocketSphinx
     ended 5 of 44 noisy commands (white noise, 20 dB) in no sentence at all."""
     fillers = load_lexicon(lang).raw["fillers"]
 
-    def phrases(*groups: str, skip: frozenset[str] = frozenset()) -> tuple[Node, ...]:
-        texts = dict.fromkeys(
-            str(t).lower() for g in groups for t in fillers.get(g, ()) if str(t).lower()
-        )
-        return tuple(
-            _seq(Word(w) for w in t.split())
-            for t in texts
-            if t not in _HESITATIONS and t not in skip
-        )
+    def phrases(group: str, skip: frozenset[str]) -> tuple[Node, ...]:
+        texts = dict.fromkeys(str(t).lower() for t in fillers.get(group, ()))
+        return tuple(_seq(Word(w) for w in t.split()) for t in texts if t and t not in skip)
 
-    leading = phrases("leading", skip=_NOT_A_START)
-    anywhere = phrases("anywhere")
-    rules["polite_start"] = Alt(
-        (
-            Seq((Alt(leading), Alt(anywhere, optional=True))),
-            Alt(anywhere),
-        )
-    )
+    leading = phrases("leading", _HESITATIONS | _NOT_A_START)
+    anywhere = phrases("anywhere", _HESITATIONS)
+    return Alt((Seq((Alt(leading), Alt(anywhere, optional=True))), Alt(anywhere)))
 
 
 def _ident(text: str) -> str:
@@ -965,7 +954,7 @@ def _build(lang: str, items: tuple[str, ...]) -> Grammar:
     rules["item_name"] = Alt(tuple(_seq(Word(w) for w in n.split()) for n in names))
     _slot_fallbacks(rules)
     sentence_rules = [r for rs in intents.values() for r in rs]
-    _politeness(lang, rules)
+    rules["polite_start"] = _polite_start(lang)
     rules["command"] = Seq(
         (
             Alt((Ref("polite_start"),), optional=True),

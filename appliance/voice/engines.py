@@ -56,7 +56,6 @@ def load_engines(settings: Settings, *, executor_threads: int = 4) -> Engines:
         primary=whisper,
         verifier_for=pool.session,
         prepare_verifier=pool.prepare,
-        vocabulary=_vocabulary,
         endpointer=endpointers.acquire,
         release_endpointer=endpointers.release,
         narrator=narrator,
@@ -70,19 +69,9 @@ def load_engines(settings: Settings, *, executor_threads: int = 4) -> Engines:
     return engines
 
 
-def _vocabulary(lang: str, items: Sequence[str]) -> frozenset[str]:
-    """The ``item_key`` of every item the verifier's grammar of ``lang`` holds."""
-    from appliance.asr.grammar import build_grammar
-
-    try:
-        grammar = build_grammar(lang, tuple(items))
-    except ValueError:  # no grammar for the language
-        return frozenset()
-    return _item_keys(grammar.items)
-
-
 @functools.lru_cache(maxsize=8)
 def _item_keys(names: tuple[str, ...]) -> frozenset[str]:
+    """The ``item_key`` of each item a grammar holds (the gate compares keys)."""
     from appliance.actions.items import item_key
 
     return frozenset(item_key(n) for n in names)
@@ -145,7 +134,8 @@ class _VerifierPool:
             self._use_grammar(verifier, grammar)
         self._grammar_of[id(verifier)] = grammar.key
         verifier.start(answers_only=answers)
-        return _PooledSession(verifier, lambda: self._release(lang, verifier))
+        release = functools.partial(self._release, lang, verifier)
+        return _PooledSession(verifier, release, _item_keys(grammar.items))
 
     def prepare(self, lang: str, items: Sequence[str]) -> None:
         """Give the idle verifiers the grammar for ``items`` now (blocking, in a worker),
@@ -182,9 +172,12 @@ class _VerifierPool:
 
 
 class _PooledSession:
-    def __init__(self, verifier: Any, release: Callable[[], None]) -> None:
+    def __init__(
+        self, verifier: Any, release: Callable[[], None], vocabulary: frozenset[str]
+    ) -> None:
         self._verifier = verifier
         self._release = release
+        self.vocabulary = vocabulary
 
     def accept(self, pcm: bytes) -> None:
         self._verifier.accept(pcm)

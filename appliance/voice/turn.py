@@ -51,6 +51,9 @@ class PrimaryEngine(Protocol):
 
 
 class VerifierSession(Protocol):
+    vocabulary: frozenset[str]
+    """The ``item_key`` of every item its grammar holds (what it can hear)."""
+
     def accept(self, pcm: bytes) -> None: ...
     def finish(self, wait_while: Callable[[], bool] | None = None) -> TranscriptLike: ...
 
@@ -165,8 +168,6 @@ class Engines:
     """Hands a turn's endpointer back for reuse (its model stays loaded)."""
     prepare_verifier: Callable[[str, Sequence[str]], None] | None = None
     """(language, known items) -> ready the idle verifiers' grammar (blocking)."""
-    vocabulary: Callable[[str, Sequence[str]], frozenset[str]] | None = None
-    """(language, known items) -> the ``item_key`` of every item the verifier hears."""
     synthesis: SynthesisClock = field(default_factory=SynthesisClock)
     """How long the speaker takes to its first audio (a running estimate)."""
 
@@ -433,10 +434,10 @@ class VoiceTurn:
         heard_a = Heard("whisper", primary_t.text, primary_t.rejected, primary_t.alternatives)
         heard_b = Heard("verifier", verifier_t.text, verifier_t.rejected) if verifier_t else None
         parse = self.engines.parse(self.lang)
-        vocabulary = self._vocabulary()
+        vocabulary = self._verifier.vocabulary if self._verifier is not None else frozenset()
         gate = decide(heard_a, heard_b, parse, vocabulary)
         transcripts = {"whisper": heard_a.text, "verifier": heard_b.text if heard_b else ""}
-        if self._wants_second_opinion(gate, heard_a, heard_b, parse, vocabulary):
+        if self._wants_second_opinion(gate, heard_b, parse, vocabulary):
             second = await self._second_opinion(heard_b, parse, vocabulary)
             if second is not None:
                 gate, transcripts["whisper_second"] = second
@@ -474,38 +475,27 @@ class VoiceTurn:
         )  # fmt: skip
 
     def _wants_second_opinion(
-        self,
-        gate: GateDecision,
-        heard_a: Heard,
-        heard_b: Heard | None,
-        parse: Any,
-        vocabulary: frozenset[str],
+        self, gate: GateDecision, heard_b: Heard | None, parse: Any, vocabulary: frozenset[str]
     ) -> bool:
         """The verifier, sure of itself, heard a change that Whisper's reading did not
         confirm (never after a refusal: a second reading must not skip a "don't").
 
-        Not when Whisper's best reading named items the verifier knows: the engines
-        then heard two different items, and a second model siding with one of them is
-        a guess ("oatmeal" for "oat milk" on a synthetic voice in noise). A weak
-        verifier transcript may confirm Whisper's own best reading only: in babble, a
-        weak one and the larger model both heard "oatmeal" for "oat milk"."""
+        Not when Whisper's best reading named items the verifier knows (the gate then
+        proposes them: "engines_disagree"): the engines heard two different items, and
+        a second model siding with one of them is a guess ("oatmeal" for "oat milk" on
+        a synthetic voice in noise). A weak verifier transcript may confirm Whisper's
+        own best reading only: in babble, a weak one and the larger model both heard
+        "oatmeal" for "oat milk"."""
         if gate.decision not in ("confirm", "chat") or heard_b is None:
             return False
         if heard_b.rejected is not None or not heard_b.text.strip():
             return False
-        if heard_a.usable:
-            first = getattr(parse(heard_a.text), "commands", ()) or ()
-            if names_known_items(first, vocabulary):
-                return False
+        if gate.reason == "engines_disagree" and names_known_items(gate.commands, vocabulary):
+            return False
         if not self.engines.primary.has_second_opinion(self.lang):
             return False
         commands = getattr(parse(heard_b.text), "commands", ()) or ()
         return any(c.changes_state for c in commands)
-
-    def _vocabulary(self) -> frozenset[str]:
-        if self.engines.vocabulary is None:
-            return frozenset()
-        return self.engines.vocabulary(self.lang, self.known_items)
 
     async def _second_opinion(
         self, heard_b: Heard | None, parse: Any, vocabulary: frozenset[str]

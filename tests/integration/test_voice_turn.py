@@ -165,22 +165,26 @@ async def test_only_a_sure_verifier_gets_a_second_opinion(voice_engines: Engines
         verifier = Heard("verifier", "add oatmeal to the shopping list", rejected)
         gate = decide(whisper, verifier, parse, vocabulary)
         assert gate.decision in ("confirm", "chat"), gate
-        asked = turn._wants_second_opinion(gate, whisper, verifier, parse, vocabulary)
+        asked = turn._wants_second_opinion(gate, verifier, parse, vocabulary)
         assert asked is wanted, rejected
     # tiny.en heard a known item, the verifier another: two items, no tie-breaker
     known = Heard("whisper", "add oat milk to the shopping list")
     verifier = Heard("verifier", "add oatmeal to the shopping list")
     gate = decide(known, verifier, parse, vocabulary)
     assert gate.decision == "confirm"
-    assert not turn._wants_second_opinion(gate, known, verifier, parse, vocabulary)
-    assert turn._wants_second_opinion(gate, known, verifier, parse, frozenset())
+    assert not turn._wants_second_opinion(gate, verifier, parse, vocabulary)
+    assert turn._wants_second_opinion(gate, verifier, parse, frozenset())
     await turn.close()
 
 
-def test_the_gate_knows_the_verifiers_items(voice_engines: Engines) -> None:
-    assert voice_engines.vocabulary is not None
-    built_in = voice_engines.vocabulary("en", [])
-    assert {"oat milk", "oatmeal", "egg"} <= built_in  # item keys: "eggs" is "egg"
-    assert "quince paste" not in built_in
-    assert "quince paste" in voice_engines.vocabulary("en", ["Quince paste"])
-    assert voice_engines.vocabulary("pt", []) >= {"leite"}
+def test_the_gate_knows_the_items_of_the_turns_verifier(voice_engines: Engines) -> None:
+    """A verifier session carries the item keys of the grammar it hears with (the
+    household's items on top of the built-in groceries)."""
+    for items, known in (([], False), (["Quince paste"], True)):
+        session = voice_engines.verifier_for("en", items, False)
+        assert session is not None
+        try:
+            assert {"oat milk", "oatmeal", "egg"} <= session.vocabulary  # "eggs" is "egg"
+            assert ("quince paste" in session.vocabulary) is known
+        finally:
+            session.finish()
