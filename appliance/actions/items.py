@@ -68,6 +68,15 @@ _UNIT_ALIASES = {
     "bunch": ("bunch", "bunches", "maço", "maços", "cacho", "cachos"),
     "carton": ("carton", "cartons"),
     "piece": ("piece", "pieces", "unidade", "unidades"),
+    "gallon": ("gallon", "gallons", "gal", "galão", "galões", "galao", "galoes"),
+    "quart": ("quart", "quarts", "qt"),
+    "pint": ("pint", "pints"),
+    "stick": ("stick", "sticks", "tablete", "tabletes"),
+    "head": ("head", "heads", "cabeça", "cabeças", "cabeca", "cabecas"),
+    "roll": ("roll", "rolls", "rolo", "rolos"),
+    "tub": ("tub", "tubs"),
+    "bar": ("bar", "bars", "barra", "barras"),
+    "tray": ("tray", "trays", "bandeja", "bandejas"),
 }  # fmt: skip
 UNIT_BY_ALIAS: dict[str, str] = {
     alias: unit for unit, aliases in _UNIT_ALIASES.items() for alias in aliases

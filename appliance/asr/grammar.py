@@ -68,8 +68,10 @@ _EN_RULES: dict[str, str] = {
     "unit": "(liter|liters|litre|litres|kilo|kilos|kilogram|kilograms|gram|grams|pound|"
     "pounds|ounce|ounces|dozen|pack|packs|package|packages|packet|packets|bottle|bottles|"
     "can|cans|tin|tins|box|boxes|jar|jars|bag|bags|loaf|loaves|bunch|bunches|carton|"
-    "cartons|piece|pieces)",
+    "cartons|piece|pieces|gallon|gallons|quart|quarts|pint|pints|stick|sticks|head|heads|"
+    "roll|rolls|tub|tubs|bar|bars|tray|trays)",
     "quantity": "(<number> [<unit> [of]]|(a|an|one) <unit> [of]|half (a|an) <unit> [of]|"
+    "a half <unit> [of]|"
     "(one|a) <unit> and a half [of]|a couple [of]|some|some more|more|a few|a little|"
     "a bit of|a lot of|lots of|extra|the|my|our|a|an|any)",
     "item": "[<quantity>] <item_name>",
@@ -137,7 +139,8 @@ _PT_RULES: dict[str, str] = {
     "duzentos|duzentas|duzentos e cinquenta|quinhentos|quinhentas)",
     "unit": "(litro|litros|quilo|quilos|grama|gramas|dúzia|dúzias|pacote|pacotes|"
     "garrafa|garrafas|lata|latas|caixa|caixas|pote|potes|vidro|vidros|saco|sacos|"
-    "sacola|sacolas|maço|maços|cacho|cachos|unidade|unidades)",
+    "sacola|sacolas|maço|maços|cacho|cachos|unidade|unidades|galão|galões|tablete|"
+    "tabletes|cabeça|cabeças|rolo|rolos|barra|barras|bandeja|bandejas)",
     "of": "(de|do|da|dos|das)",
     "quantity": "(<number> [<unit>] [<of>]|(meio|meia) <unit> [<of>]|"
     "(um|uma) <unit> e (meio|meia) [<of>]|o|a|os|as|um|uma|uns|umas|mais|alguns|"

@@ -22,6 +22,9 @@ EN_UNITS: dict[str, tuple[str, str]] = {
     "can": ("can", "cans"), "box": ("box", "boxes"), "jar": ("jar", "jars"),
     "bag": ("bag", "bags"), "loaf": ("loaf", "loaves"), "bunch": ("bunch", "bunches"),
     "carton": ("carton", "cartons"), "piece": ("piece", "pieces"),
+    "gallon": ("gallon", "gallons"), "quart": ("quart", "quarts"), "pint": ("pint", "pints"),
+    "stick": ("stick", "sticks"), "head": ("head", "heads"), "roll": ("roll", "rolls"),
+    "tub": ("tub", "tubs"), "bar": ("bar", "bars"), "tray": ("tray", "trays"),
 }  # fmt: skip
 PT_UNITS: dict[str, tuple[str, str]] = {
     "l": ("litro", "litros"), "ml": ("mililitro", "mililitros"), "kg": ("quilo", "quilos"),
@@ -30,7 +33,10 @@ PT_UNITS: dict[str, tuple[str, str]] = {
     "bottle": ("garrafa", "garrafas"), "can": ("lata", "latas"), "box": ("caixa", "caixas"),
     "jar": ("pote", "potes"), "bag": ("saco", "sacos"), "loaf": ("forma", "formas"),
     "bunch": ("maço", "maços"), "carton": ("caixa", "caixas"),
-    "piece": ("unidade", "unidades"),
+    "piece": ("unidade", "unidades"), "gallon": ("galão", "galões"),
+    "quart": ("quarto de galão", "quartos de galão"), "pint": ("pint", "pints"),
+    "stick": ("tablete", "tabletes"), "head": ("cabeça", "cabeças"), "roll": ("rolo", "rolos"),
+    "tub": ("pote", "potes"), "bar": ("barra", "barras"), "tray": ("bandeja", "bandejas"),
 }  # fmt: skip
 
 _EN_SINGULAR_S = frozenset(

@@ -144,6 +144,9 @@ def test_polite_commands_and_reminders(parser: IntentParser) -> None:
         ("remind me to call mom tomorrow at five p.m.", "agenda.add"),
         ("remind me to buy milk", "shopping.add"),
         ("delete my meeting tomorrow", "agenda.remove"),
+        ("add a gallon of milk to the shopping list", "shopping.add"),
+        ("add a half gallon of milk", "shopping.add"),
+        ("put two sticks of butter on the list", "shopping.add"),
     ]:
         assert en.accepts(text), text
         result = parser.parse(text, now=now)

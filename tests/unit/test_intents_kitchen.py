@@ -82,3 +82,43 @@ def test_deleting_something_with_a_date_is_an_agenda_entry(parser: IntentParser)
 def test_a_question_is_not_an_item(parser: IntentParser) -> None:
     # "add" misheard in front of a question must not add "what's" to the list
     assert parser.parse("add what's to the shopping list", now=NOW).commands == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "item", "quantity", "unit"),
+    [
+        ("add a gallon of milk to the shopping list", "en", "milk", 1.0, "gallon"),
+        ("add a half gallon of milk", "en", "milk", 0.5, "gallon"),
+        ("add half a gallon of milk", "en", "milk", 0.5, "gallon"),
+        ("add a half dozen eggs", "en", "eggs", 0.5, "dozen"),
+        ("add two sticks of butter", "en", "butter", 2.0, "stick"),
+        ("add a head of lettuce", "en", "lettuce", 1.0, "head"),
+        ("add two rolls of paper towels", "en", "paper towels", 2.0, "roll"),
+        ("add a pint of cream", "en", "cream", 1.0, "pint"),
+        ("add a tub of yogurt", "en", "yogurt", 1.0, "tub"),
+        ("adicione um galão de água", "pt", "água", 1.0, "gallon"),
+        ("adicione uma bandeja de ovos", "pt", "ovos", 1.0, "tray"),
+        ("adicione duas barras de chocolate", "pt", "chocolate", 2.0, "bar"),
+    ],
+)
+def test_kitchen_units(
+    parser: IntentParser, text: str, lang: str, item: str, quantity: float, unit: str
+) -> None:
+    assert parser.parse(text, lang=lang).commands == (
+        c.ShoppingAdd(item=item, quantity=quantity, unit=unit),
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "item"),
+    [
+        ("add two rolls", "rolls"),  # the unit word is the item
+        ("add bread rolls", "bread rolls"),  # no quantity, no unit
+        ("add half and half", "half and half"),
+        ("add a half and half", "half and half"),
+    ],
+)
+def test_unit_words_that_are_items(parser: IntentParser, text: str, item: str) -> None:
+    (command,) = parser.parse(text).commands
+    assert isinstance(command, c.ShoppingAdd)
+    assert (command.item, command.unit) == (item, None)

@@ -211,6 +211,9 @@ def test_quantities_stay_digits_with_units_in_both_languages() -> None:
         (3, None, "3 milk", "3 leite"),
         (2, "pack", "2 packs of milk", "2 pacotes de leite"),
         (2, "box", "2 boxes of milk", "2 caixas de leite"),
+        (1, "gallon", "1 gallon of milk", "1 galão de leite"),
+        (0.5, "gallon", "0.5 gallons of milk", "0,5 galão de leite"),
+        (2, "stick", "2 sticks of milk", "2 tabletes de leite"),
     ]:
         r = receipt("shopping.add", "success", items=[item("milk", quantity, unit)])
         assert template_sentence(r, "en", now=NOW) == f"I added {en} to the shopping list."
