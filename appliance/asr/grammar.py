@@ -121,8 +121,14 @@ _EN_RULES: dict[str, str] = {
     "sarah|david|anna|michael|emma|peter|lisa|paul|laura|tom|kate|alex|sam|chris|"
     "the office|the school|the clinic|the hospital|the gym|the park|the mall|"
     "the restaurant|home|work|the library|the airport|the station)",
+    "title_task": "((take|put) out the (trash|garbage|bins|recycling)|"
+    "water the (plants|garden|flowers)|feed the (cat|dog|fish)|walk the dog|"
+    "pay the (bills|rent)|take my (medicine|pills|vitamins)|do the (laundry|dishes)|"
+    "(run|empty) the dishwasher|defrost the (chicken|meat)|pick up the (kids|dry cleaning)|"
+    "(book|make) a (doctor's appointment|dentist appointment)|check the oven|"
+    "buy a (present|birthday present|gift)|call the (plumber|doctor|dentist|vet|school))",
     "title": "([a|an|the|my|our] [<title_adj>] <title_noun> [(with|at|for) <title_who>]"
-    "|(call|phone|ring|visit|see|pick up|text|email|meet) <title_who>)",
+    "|(call|phone|ring|visit|see|pick up|text|email|meet) <title_who>|<title_task>)",
     "event": "<title> [<when>] [<duration>]",
     "other_list_name": "(to do|todo|packing|christmas|birthday|wish|work|reading|chores|"
     "hardware|party|gift|movie|books)",
@@ -192,8 +198,13 @@ _PT_RULES: dict[str, str] = {
     "mariana|fernanda|rafael|gabriel|beatriz|o escritório|a escola|a clínica|"
     "o hospital|a academia|o parque|o shopping|o restaurante|casa|o trabalho|"
     "o aeroporto|a rodoviária)",
-    "title": "[o|a|um|uma|meu|minha] [<title_adj>] <title_noun> [(com|no|na|do|da|de) "
-    "<title_who>] [<title_adj>]",
+    "title_task": "(tirar o lixo|levar o lixo|regar as plantas|dar comida pro (gato|cachorro)|"
+    "passear com o cachorro|pagar (o aluguel|as contas|a conta de luz)|"
+    "tomar (o remédio|os remédios|a vitamina)|lavar a roupa|buscar as crianças|"
+    "descongelar (o frango|a carne)|ligar pro (encanador|médico|dentista)|"
+    "(ligar|telefonar) (pra|para|pro) <title_who>|(visitar|buscar|encontrar) <title_who>)",
+    "title": "([o|a|um|uma|meu|minha] [<title_adj>] <title_noun> [(com|no|na|do|da|de) "
+    "<title_who>] [<title_adj>]|<title_task>)",
     "event": "<title> [<when>] [<duration>]",
     "other_list_name": "(tarefas|afazeres|presentes|viagem|natal|aniversário|leitura|filmes|"
     "livros|trabalho|casa|farmácia)",

@@ -122,6 +122,22 @@ def test_agenda_times_must_agree(parser: IntentParser) -> None:
     assert other.decision == "confirm"
 
 
+def test_a_call_is_a_call_whatever_the_verb(parser: IntentParser) -> None:
+    result = gate(
+        parser,
+        "Remind me to call mom tomorrow at 5pm.",
+        "remind me to phone mum tomorrow at five p.m.",
+    )
+    assert result.decision == "act"
+    assert [cmd.title for cmd in result.commands] == ["call mom"]  # type: ignore[attr-defined]
+    other = gate(
+        parser,
+        "Remind me to call mom tomorrow at 5pm.",
+        "remind me to visit mom tomorrow at five p.m.",
+    )
+    assert other.decision == "confirm"
+
+
 def test_portuguese(parser: IntentParser) -> None:
     result = gate(
         parser,

@@ -147,12 +147,30 @@ def test_polite_commands_and_reminders(parser: IntentParser) -> None:
         ("add a gallon of milk to the shopping list", "shopping.add"),
         ("add a half gallon of milk", "shopping.add"),
         ("put two sticks of butter on the list", "shopping.add"),
+        ("remind me to take out the trash tonight at eight", "agenda.add"),
+        ("remind me to water the plants tomorrow", "agenda.add"),
+        ("remind me to take my medicine at nine p.m.", "agenda.add"),
     ]:
         assert en.accepts(text), text
         result = parser.parse(text, now=now)
         assert result.intent == intent and result.command is not None, (text, result)
     for text in ("please", "can you", "thank you", "hey", "yes add milk to the list"):
         assert not en.accepts(text), text
+
+
+def test_portuguese_reminders(parser: IntentParser) -> None:
+    """Chores and calls in a Portuguese reminder are in the grammar, and the reading
+    parses to an agenda entry."""
+    now = dt.datetime(2026, 3, 2, 9, 0, tzinfo=dt.UTC)
+    pt = build_grammar("pt")
+    for text in [
+        "me lembra de ligar pra mãe amanhã às cinco da tarde",
+        "me lembra de tirar o lixo amanhã às oito",
+        "me lembra de tomar o remédio às nove da noite",
+    ]:
+        assert pt.accepts(text), text
+        result = parser.parse(text, lang="pt", now=now)
+        assert result.intent == "agenda.add" and result.command is not None, (text, result)
 
 
 @pytest.mark.parametrize(
