@@ -92,9 +92,9 @@ def _fixed(words: Sequence[Word], _: Sequence[NumberSpan], q: Quantities) -> _Fo
 
 
 def _half(words: Sequence[Word], _: Sequence[NumberSpan], q: Quantities) -> _Found:
-    if len(words) > 2 and words[0].key in q.one and words[1].key in q.half:
-        if words[2].key in _UNITS:  # "a half gallon"
-            return 0.5, 2
+    one, half = q.one, q.half
+    if len(words) > 2 and words[0].key in one and words[1].key in half and words[2].key in _UNITS:
+        return 0.5, 2  # "a half gallon"
     if words[0].key not in q.half:
         return None
     after = 2 if len(words) > 1 and words[1].key in q.half_articles else 1

@@ -14,9 +14,11 @@ Decisions:
   different item ("oat milk" and "oatmeal"), and the turn asks.
   A "weak" verifier transcript (``rejected="weak"``: unsure, not far off) counts only
   when it gives exactly the commands of A's best reading (or of that reading with a
-  misheard leading "add" repaired), never of A's other beam readings.
+  misheard leading "add" or "put" repaired), never of A's other beam readings.
 - ``confirm``: one engine heard a state-changing command the other did not confirm:
-  change nothing, ask ("Did you want to add oat milk?").
+  change nothing, ask ("Did you want to add oat milk?"). Also when both agree but
+  engine A's best reading or a beam alternative gives the same action on another item
+  the verifier knows (``rival_item``: "oatmeal" and "oat milk").
 - ``read``: a read-only request (list, next event): runs on engine A alone; a
   disagreement is recorded.
 - ``reject``: understood, but refused (a negation, another list, a bad slot).
@@ -28,7 +30,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from appliance.actions.items import item_key
@@ -137,8 +139,11 @@ def decide(
     # only way it can count.
     weak = _weak_agreeing(primary, a, a_cmds, verifier, parse)
     if weak is not None:
-        return GateDecision("act", weak[0], weak[0][0].action, "weak_verifier", True,
-                            {**details, "agreed_reading": weak[1]})  # fmt: skip
+        return _unless_rival(
+            GateDecision("act", weak[0], weak[0][0].action, "weak_verifier", True,
+                         {**details, "agreed_reading": weak[1]}),
+            primary, parse, vocabulary,
+        )  # fmt: skip
     if not a_cmds and not b_cmds:
         return _nothing(primary, verifier, a, b, details)
     if a_cmds and all(c.action in READ_ONLY_ACTIONS for c in a_cmds):
@@ -147,12 +152,14 @@ def decide(
             "read", a_cmds, a_cmds[0].action, None, agreed, {**details, "agreed": agreed}
         )
     if a_cmds and b_cmds and _same(a_cmds, b_cmds):
-        return GateDecision("act", a_cmds, a_cmds[0].action, None, True, details)
+        both = GateDecision("act", a_cmds, a_cmds[0].action, None, True, details)
+        return _unless_rival(both, primary, parse, vocabulary)
     agreeing = _alternative_agreeing(primary, a, b_cmds, parse, vocabulary)
     if agreeing is not None:
         rank, reading = agreeing
         details = {**details, "agreed_reading": reading, "rank": rank}
-        return GateDecision("act", b_cmds, b_cmds[0].action, "alternative", True, details)
+        mended = GateDecision("act", b_cmds, b_cmds[0].action, "alternative", True, details)
+        return _unless_rival(mended, primary, parse, vocabulary)
     # Heard a change, not confirmed by the other engine: ask, change nothing. Prefer
     # engine A's reading (free-form, fuller); B's when A had none.
     proposal = tuple(c for c in (a_cmds or b_cmds) if c.action not in READ_ONLY_ACTIONS)
@@ -187,6 +194,45 @@ def _alternative_agreeing(
     return None
 
 
+def _unless_rival(
+    agreed: GateDecision, primary: Heard, parse: Parse, vocabulary: Collection[str]
+) -> GateDecision:
+    """``agreed`` (an ``act``), or a question when engine A itself found another item
+    the verifier knows almost as likely: its best reading or a beam alternative gives
+    the same action on that other item. Two engines can be wrong together between
+    near-homophones ("oatmeal" for "oat milk" on a synthetic voice in noise); Whisper's
+    doubt between the two is the sign, and the turn asks rather than picks."""
+    rival = _rival_reading(primary, agreed.commands, parse, vocabulary)
+    if rival is None:
+        return agreed
+    details = {**agreed.details, "rival_reading": rival}
+    return replace(agreed, decision="confirm", reason="rival_item", agreed=False, details=details)
+
+
+def _rival_reading(
+    primary: Heard, acted: Sequence[Command], parse: Parse, vocabulary: Collection[str]
+) -> str | None:
+    if not vocabulary:
+        return None
+    for text in (primary.text, *primary.alternatives):
+        commands = _commands(parse(text))
+        if len(commands) == len(acted) and any(
+            _other_known_item(x, y, vocabulary) for x, y in zip(commands, acted, strict=True)
+        ):
+            return text
+    return None
+
+
+def _other_known_item(reading: Command, acted: Command, vocabulary: Collection[str]) -> bool:
+    """``reading`` is ``acted``'s action on another item, one in ``vocabulary``."""
+    if reading.action != acted.action:
+        return False
+    mine, theirs = getattr(reading, "item", None), getattr(acted, "item", None)
+    if not isinstance(mine, str) or not isinstance(theirs, str):
+        return False
+    return item_key(mine) != item_key(theirs) and item_key(mine) in vocabulary
+
+
 def names_known_items(commands: Sequence[Command], vocabulary: Collection[str]) -> bool:
     """True if ``commands`` name items and every one is in ``vocabulary`` (the
     ``item_key`` of each item the verifier can hear)."""
@@ -200,7 +246,7 @@ def _weak_agreeing(
     primary: Heard, a: Any, a_cmds: Sequence[Command], verifier: Heard | None, parse: Parse
 ) -> tuple[tuple[Command, ...], str] | None:
     """The state-changing commands a "weak" verifier transcript gives when they are
-    exactly engine A's best reading (or that reading with a misheard "add" repaired)."""
+    exactly engine A's best reading (or that reading with a misheard "add" or "put" repaired)."""
     if verifier is None or verifier.rejected != WEAK or not verifier.text.strip():
         return None
     if not primary.usable or str(getattr(a, "reason", "")) in REFUSALS:
@@ -216,24 +262,29 @@ def _weak_agreeing(
     return None
 
 
-_MISHEARD_ADD = frozenset({"and", "at", "had", "head", "ad", "an", "add-"})
-"""What Whisper tiny hears a leading "add" as, on some voices ("and cheese to the
-shopping list"); never read as "add" unless the verifier independently heard "add"
-and the very same item."""
+_MISHEARD = {
+    "add": frozenset({"and", "at", "had", "head", "ad", "an", "add-"}),
+    "put": frozenset({"but", "bud", "putt", "both"}),
+}
+"""What Whisper tiny hears a leading "add" or "put" as, on some voices ("and cheese to
+the shopping list", "but two cans of beans on the list"); never read as the verb unless
+the verifier independently heard that verb and the very same item."""
 
 
 _TARGETS = frozenset({"list", "calendar", "agenda", "lista"})
 
 
 def repaired_readings(text: str) -> list[str]:
-    """Engine A's text with a leading misheard "add" put back, if it had one and also
-    named where to add ("... to the shopping list"): "And jam." stays chatter."""
+    """Engine A's text with a misheard leading "add" or "put" put back, if it had one
+    and also named where to ("... to the shopping list"): "And jam." stays chatter."""
     words = text.strip().split(maxsplit=1)
-    if len(words) < 2 or words[0].lower().strip(",.") not in _MISHEARD_ADD:
+    if len(words) < 2:
         return []
-    if not _TARGETS & {w.strip(",.!?").lower() for w in words[1].split()}:
+    first = words[0].lower().strip(",.")
+    verb = next((verb for verb, heard in _MISHEARD.items() if first in heard), None)
+    if verb is None or not _TARGETS & {w.strip(",.!?").lower() for w in words[1].split()}:
         return []
-    return [f"add {words[1]}"]
+    return [f"{verb} {words[1]}"]
 
 
 def _nothing(

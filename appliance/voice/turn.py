@@ -492,6 +492,8 @@ class VoiceTurn:
             return False
         if gate.reason == "engines_disagree" and names_known_items(gate.commands, vocabulary):
             return False
+        if gate.reason == "rival_item":  # both agreed, Whisper itself doubted the item
+            return False
         if not self.engines.primary.has_second_opinion(self.lang):
             return False
         commands = getattr(parse(heard_b.text), "commands", ()) or ()

@@ -174,6 +174,11 @@ async def test_only_a_sure_verifier_gets_a_second_opinion(voice_engines: Engines
     assert gate.decision == "confirm"
     assert not turn._wants_second_opinion(gate, verifier, parse, vocabulary)
     assert turn._wants_second_opinion(gate, verifier, parse, frozenset())
+    # both heard "oatmeal", Whisper's beam also "oat milk": the turn asks the user
+    doubted = Heard("whisper", verifier.text, alternatives=("add oat milk to the shopping list",))
+    gate = decide(doubted, verifier, parse, vocabulary)
+    assert gate.reason == "rival_item"
+    assert not turn._wants_second_opinion(gate, verifier, parse, vocabulary)
     await turn.close()
 
 

@@ -221,6 +221,47 @@ def test_an_alternative_never_swaps_one_known_item_for_another(parser: IntentPar
     assert mended.decision == "act" and mended.commands == (c.ShoppingAdd(item="oat milk"),)
 
 
+def test_agreement_on_an_item_whisper_doubted_asks(parser: IntentParser) -> None:
+    """Both engines heard "oatmeal", but Whisper's beam also had "oat milk", an item the
+    verifier knows: two engines can be wrong together between near-homophones."""
+    vocabulary = frozenset({"milk", "oat milk", "oatmeal", "apple"})
+    doubted = gate(
+        parser,
+        "add oatmeal to the shopping list",
+        "add oatmeal to the shopping list",
+        alternatives=["add oat milk to the shopping list"],
+        vocabulary=vocabulary,
+    )
+    assert doubted.decision == "confirm" and doubted.reason == "rival_item"
+    assert doubted.commands == (c.ShoppingAdd(item="oatmeal"),)
+    assert doubted.details["rival_reading"] == "add oat milk to the shopping list"
+    # other readings of the same item, or of an item the verifier does not know, are
+    # no rival
+    for alternatives in (
+        ["add the oatmeal to my shopping list", "add oatmeals to the shopping list"],
+        ["add oat meal to the shopping list"],
+        ["add oatmeal to the shopping list please", "and oatmeal to the shopping list"],
+    ):
+        sure = gate(
+            parser,
+            "add oatmeal to the shopping list",
+            "add oatmeal to the shopping list",
+            alternatives=alternatives,
+            vocabulary=vocabulary,
+        )
+        assert sure.decision == "act", alternatives
+    # a weak verifier agreeing is no better
+    weak = gate(
+        parser,
+        "add oatmeal to the shopping list",
+        "add oatmeal to the shopping list",
+        b_rejected="weak",
+        alternatives=["add oat milk to the shopping list"],
+        vocabulary=vocabulary,
+    )
+    assert weak.decision == "confirm" and weak.reason == "rival_item"
+
+
 def test_alternatives_of_a_rejected_transcript_are_not_used(parser: IntentParser) -> None:
     result = gate(
         parser,
@@ -286,3 +327,12 @@ def test_a_misheard_leading_add_counts_only_with_the_verifiers_same_command(
     assert low.decision != "act"
     negated = gate(parser, "and don't add cheese", "add cheese to the shopping list")
     assert negated.decision != "act"
+    put = gate(
+        parser,
+        "but two cans of beans on the list thanks",
+        "put two cans of beans on the list",
+    )
+    assert put.decision == "act"
+    assert put.commands == (c.ShoppingAdd(item="beans", quantity=2, unit="can"),)
+    assert gate(parser, "but beans on the list", "put peas on the list").decision == "confirm"
+    assert gate(parser, "but beans are good", "put beans on the list").decision != "act"
