@@ -18,7 +18,8 @@ ENV CMAKE_ARGS="-DGGML_NATIVE=OFF" \
 
 WORKDIR /src
 COPY . .
-RUN pip wheel --wheel-dir /wheels ".[node]"
+RUN pip wheel --wheel-dir /wheels ".[node]" \
+    && pip wheel --no-deps --wheel-dir /wheels/no-deps pyrnnoise==0.4.5
 
 # --- runtime ------------------------------------------------------------------------
 FROM python:3.11-slim-bookworm
@@ -32,7 +33,8 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 RUN --mount=type=bind,from=builder,source=/wheels,target=/wheels \
     python -m venv /opt/appliance/.venv \
-    && /opt/appliance/.venv/bin/pip install --no-index --find-links=/wheels "appliance[node]"
+    && /opt/appliance/.venv/bin/pip install --no-index --find-links=/wheels "appliance[node]" \
+    && /opt/appliance/.venv/bin/pip install --no-index --no-deps /wheels/no-deps/*.whl
 
 # A fixed uid, so that volume ownership survives a rebuild.
 RUN groupadd --system --gid 10001 appliance \

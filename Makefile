@@ -11,10 +11,15 @@ export SOAK_SECONDS
 
 venv: $(VENV)/.installed
 
-$(VENV)/.installed: pyproject.toml
+# RNNoise (the verifier's noise suppression) is the librnnoise.so inside pyrnnoise; the
+# package's own dependencies (plotting, audio files) are not needed, hence --no-deps.
+RNNOISE := pyrnnoise==0.4.5
+
+$(VENV)/.installed: pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[node,satellite,dev]'
+	$(PY) -m pip install --quiet --no-deps '$(RNNOISE)'
 	touch $@
 
 ## Start the node on embedded defaults (own PostgreSQL and MQTT broker) in $(DATA_DIR).

@@ -62,6 +62,8 @@ COMMANDS = [
     "we're out of coffee",
     "remind me to call mom tomorrow at five pm",
     "put two cans of beans on the list, thanks",
+    "add a gallon of milk to the shopping list",
+    "remind me to take out the trash tonight at eight",
 ]
 NOT_COMMANDS = [
     "the weather is lovely today",

