@@ -392,10 +392,15 @@ class StreamingVerifier(ABC):
     def _warm_up_denoiser(self) -> None:
         """Load RNNoise and touch its weights before the first utterance needs them."""
         denoiser = self._new_denoiser()
-        if denoiser is not None:
-            # faint noise: RNNoise skips digital silence without running its network
-            hiss = np.random.default_rng(0).normal(0.0, 30.0, _PIECE_BYTES // 2)
+        if denoiser is None:
+            return
+        # faint noise: RNNoise skips digital silence without running its network
+        hiss = np.random.default_rng(0).normal(0.0, 30.0, _PIECE_BYTES // 2)
+        try:
             denoiser.process(hiss.astype("<i2").tobytes())
+        except AudioError:  # each utterance makes its own; a failure shows there
+            _LOGGER.exception("%s verifier: RNNoise warm-up failed", self.engine)
+        finally:
             denoiser.close()
 
     def _new_denoiser(self) -> Denoiser | None:
