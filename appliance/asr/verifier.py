@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from appliance.asr.base import REJECT_TIMEOUT, AsrError, Transcript
 from appliance.asr.grammar import Grammar
 from appliance.audio import AudioError
-from appliance.audio.denoise import Denoiser
+from appliance.audio.denoise import Denoiser, noise_floor_dbfs
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -41,6 +41,7 @@ Vosk heard only unknown words)."""
 
 SAMPLE_RATE = 16_000
 _PIECE_BYTES = 1_600 * 2  # decode in 100 ms pieces so an abort is seen quickly
+_FLOOR_BYTES = 5_120 * 2  # the first 320 ms tell the noise floor
 
 
 class VerifierSettings(BaseModel):
@@ -109,8 +110,17 @@ class VerifierSettings(BaseModel):
     )
     denoise: bool = Field(
         default=True,
-        description="Suppress noise (RNNoise) in the audio the verifier hears; Whisper "
-        "hears the raw audio. Without RNNoise installed, a warning and raw audio.",
+        description="Suppress noise (RNNoise) in the audio the verifier hears when there "
+        "is noise to remove (denoise_floor_dbfs); Whisper hears the raw audio. Without "
+        "RNNoise installed, a warning and raw audio.",
+    )
+    denoise_floor_dbfs: float = Field(
+        default=-60.0,
+        le=0.0,
+        description="RNNoise only for an utterance whose noise floor (the quietest fifth "
+        "of the 10 ms frames in its first 320 ms, the audio before the speech) is at or "
+        "above this level: a quiet room is heard as it is (RNNoise cost synthetic voices "
+        "in silence a tenth of their commands).",
     )
     pocketsphinx_max_hmm_per_frame: int = Field(
         default=10_000,
@@ -179,7 +189,10 @@ class _Utterance:
     compute_s: float = 0.0
     audio_bytes: int = 0
     truncated: bool = False
+    held: bytearray | None = None  # audio until the noise floor is known
     denoiser: Denoiser | None = None
+    noise_floor_dbfs: float | None = None
+    denoised: bool = False
 
 
 _STOP = object()
@@ -288,6 +301,8 @@ class StreamingVerifier(ABC):
             "finish_ms": waited_ms,
             "audio_ms": _audio_ms(utterance),
             "answers_only": utterance.answers_only,
+            "noise_floor_dbfs": utterance.noise_floor_dbfs,
+            "denoised": utterance.denoised,
         }
         _LOGGER.debug(
             "%s verifier: %r rejected=%s in %.0f ms",
@@ -364,7 +379,7 @@ class StreamingVerifier(ABC):
             started = time.perf_counter()
             begun: _Utterance = payload
             self._engine_begin(begun.answers_only)
-            begun.denoiser = self._new_denoiser()
+            begun.held = bytearray() if self._settings.denoise else None
             begun.compute_s += time.perf_counter() - started
             return begun
         utterance: _Utterance = payload
@@ -378,6 +393,8 @@ class StreamingVerifier(ABC):
             self._engine_discard()
         else:
             started = time.perf_counter()
+            if utterance.held is not None:  # shorter than the noise floor's window
+                self._settle_noise(utterance)
             if utterance.denoiser is not None and not utterance.truncated:
                 self._decode(utterance, utterance.denoiser.flush())
             result = self._engine_end()
@@ -424,6 +441,25 @@ class StreamingVerifier(ABC):
             return
         pcm = pcm[:room]
         utterance.audio_bytes += len(pcm)
+        if utterance.held is not None:
+            utterance.held += pcm
+            if len(utterance.held) >= _FLOOR_BYTES:
+                self._settle_noise(utterance)
+            return
+        self._hear(utterance, pcm)
+
+    def _settle_noise(self, utterance: _Utterance) -> None:
+        """Measure the noise floor of the audio held so far, choose raw or denoised
+        audio for the whole utterance, and decode what was held."""
+        held, utterance.held = bytes(utterance.held or b""), None
+        floor = noise_floor_dbfs(held)
+        utterance.noise_floor_dbfs = round(floor, 1)
+        if floor >= self._settings.denoise_floor_dbfs:
+            utterance.denoiser = self._new_denoiser()
+            utterance.denoised = utterance.denoiser is not None
+        self._hear(utterance, held)
+
+    def _hear(self, utterance: _Utterance, pcm: bytes) -> None:
         if utterance.denoiser is not None:
             started = time.perf_counter()
             pcm = utterance.denoiser.process(pcm)

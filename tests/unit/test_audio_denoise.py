@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 
 from appliance.audio import AudioError
-from appliance.audio.denoise import Denoiser, available
-from appliance.audio.pcm import rms_dbfs
+from appliance.audio.denoise import Denoiser, available, noise_floor_dbfs
+from appliance.audio.pcm import MIN_DBFS, rms_dbfs
 from tests.support import speech
 
-pytestmark = pytest.mark.skipif(not available(), reason="RNNoise (pyrnnoise) not installed")
+needs_rnnoise = pytest.mark.skipif(not available(), reason="RNNoise (pyrnnoise) not installed")
 
 
 def _denoise(pcm: bytes, chunk: int = 2048) -> bytes:
@@ -21,6 +21,7 @@ def _denoise(pcm: bytes, chunk: int = 2048) -> bytes:
     return b"".join(out)
 
 
+@needs_rnnoise
 def test_noise_alone_is_suppressed() -> None:
     noise = speech.white_noise(2_000, dbfs=-30.0, seed=1)
     cleaned = _denoise(noise)
@@ -29,6 +30,7 @@ def test_noise_alone_is_suppressed() -> None:
     assert rms_dbfs(cleaned[16_000:]) < rms_dbfs(noise[16_000:]) - 30
 
 
+@needs_rnnoise
 def test_speech_is_kept_and_the_noise_around_it_goes() -> None:
     said = speech.pad(speech.piper("add two liters of milk to the shopping list"), 500, 800)
     noisy = speech.add_white_noise(said, 20, seed=2)
@@ -46,6 +48,7 @@ def test_speech_is_kept_and_the_noise_around_it_goes() -> None:
     assert rms_dbfs(cleaned[-8_000:]) < rms_dbfs(noisy[-8_000:]) - 30
 
 
+@needs_rnnoise
 def test_chunking_does_not_change_the_output() -> None:
     noisy = speech.add_white_noise(speech.pad(speech.piper("add bread"), 300, 300), 15, seed=3)
     whole = _denoise(noisy, chunk=len(noisy))
@@ -54,6 +57,7 @@ def test_chunking_does_not_change_the_output() -> None:
         assert _denoise(noisy, chunk) == whole, chunk
 
 
+@needs_rnnoise
 def test_a_closed_denoiser_refuses_audio() -> None:
     denoiser = Denoiser()
     denoiser.close()
@@ -62,3 +66,14 @@ def test_a_closed_denoiser_refuses_audio() -> None:
         denoiser.process(bytes(2048))
     with pytest.raises(AudioError):
         Denoiser().process(b"\x00")  # half a sample
+
+
+def test_the_noise_floor_is_the_level_between_the_words() -> None:
+    said = speech.pad(speech.piper("add two liters of milk to the shopping list"), 300, 300)
+    assert noise_floor_dbfs(said) == MIN_DBFS  # digital silence around the words
+    assert noise_floor_dbfs(b"") == MIN_DBFS
+    for snr in (10, 20, 30):
+        noisy = speech.add_white_noise(said, snr, seed=snr)
+        noise_level = rms_dbfs(noisy) - snr  # about: the speech is most of the level
+        assert abs(noise_floor_dbfs(noisy) - noise_level) < 6, snr
+    assert abs(noise_floor_dbfs(speech.white_noise(500, dbfs=-50.0)) + 50) < 2

@@ -133,19 +133,30 @@ def test_restart_cancel_and_misuse(fake: FakeEngine) -> None:
 
 
 @pytest.mark.skipif(not denoise.available(), reason="RNNoise (pyrnnoise) not installed")
-def test_the_engine_hears_the_audio_through_the_noise_suppression() -> None:
+def test_the_engine_hears_noisy_audio_through_the_noise_suppression() -> None:
     noise = speech.white_noise(1_500, dbfs=-30.0, seed=4)
-    for denoised in (True, False):
-        engine = FakeEngine(VerifierSettings(max_final_ms=2_000, denoise=denoised))
+    quiet = speech.concat(speech.silence(400), speech.tone(1_000, dbfs=-20.0))
+    hiss = speech.white_noise(2_000, dbfs=-70.0, seed=5)  # a quiet room's microphone
+    for suppress, audio, expect_denoised in [
+        (True, noise, True),
+        (False, noise, False),
+        (True, quiet, False),  # digital silence before the sound: nothing to remove
+        (True, hiss, False),
+        (True, b"\x01\x00" * 800, False),  # shorter than the floor's window
+    ]:
+        engine = FakeEngine(VerifierSettings(max_final_ms=2_000, denoise=suppress))
         engine.fail_on_ff = False  # denoised audio may well start with a -1
         engine.start()
-        for chunk in pcm_chunks(noise, 2048):
+        for chunk in pcm_chunks(audio, 2048):
             engine.accept(chunk)
-        assert engine.finish().text == f"{len(noise)} bytes"  # every sample, once
-        if denoised:
-            assert rms_dbfs(engine.heard[16_000:]) < rms_dbfs(noise[16_000:]) - 30
+        transcript = engine.finish()
+        assert transcript.text == f"{len(audio)} bytes"  # every sample, once
+        assert transcript.details["denoised"] is expect_denoised
+        if expect_denoised:
+            assert rms_dbfs(engine.heard[16_000:]) < rms_dbfs(audio[16_000:]) - 30
+            assert transcript.details["noise_floor_dbfs"] > -33
         else:
-            assert engine.heard == noise
+            assert engine.heard == audio
         engine.close()
 
 
