@@ -23,17 +23,17 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol, TypeVar
 
-import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from appliance.asr.base import REJECT_TIMEOUT, AsrError, Transcript
 from appliance.asr.grammar import Grammar
-from appliance.audio import AudioError
+from appliance.audio import AudioError, denoise
 from appliance.audio.denoise import Denoiser, noise_floor_dbfs
 
 _LOGGER = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 REJECT_OUT_OF_GRAMMAR = "out_of_grammar"
 """The audio does not fit the grammar (the decoder found no complete sentence, or
@@ -190,9 +190,8 @@ class _Utterance:
     audio_bytes: int = 0
     truncated: bool = False
     held: bytearray | None = None  # audio until the noise floor is known
-    denoiser: Denoiser | None = None
+    denoiser: Denoiser | None = None  # kept, closed, after the end
     noise_floor_dbfs: float | None = None
-    denoised: bool = False
 
 
 _STOP = object()
@@ -302,7 +301,7 @@ class StreamingVerifier(ABC):
             "audio_ms": _audio_ms(utterance),
             "answers_only": utterance.answers_only,
             "noise_floor_dbfs": utterance.noise_floor_dbfs,
-            "denoised": utterance.denoised,
+            "denoised": utterance.denoiser is not None,
         }
         _LOGGER.debug(
             "%s verifier: %r rejected=%s in %.0f ms",
@@ -407,24 +406,16 @@ class StreamingVerifier(ABC):
         return None
 
     def _warm_up_denoiser(self) -> None:
-        """Load RNNoise and touch its weights before the first utterance needs them."""
-        denoiser = self._new_denoiser()
-        if denoiser is None:
-            return
-        # faint noise: RNNoise skips digital silence without running its network
-        hiss = np.random.default_rng(0).normal(0.0, 30.0, _PIECE_BYTES // 2)
-        try:
-            denoiser.process(hiss.astype("<i2").tobytes())
-        except AudioError:  # each utterance makes its own; a failure shows there
-            _LOGGER.exception("%s verifier: RNNoise warm-up failed", self.engine)
-        finally:
-            denoiser.close()
+        if self._settings.denoise:
+            self._without_rnnoise(denoise.warm_up)
 
     def _new_denoiser(self) -> Denoiser | None:
-        if not self._settings.denoise:
-            return None
+        return self._without_rnnoise(Denoiser)
+
+    def _without_rnnoise(self, use: Callable[[], _T]) -> _T | None:
+        """``use()``, or None (and a warning, once) when RNNoise cannot be had."""
         try:
-            return Denoiser()
+            return use()
         except (AudioError, OSError) as err:
             if not self._warned_denoise:
                 self._warned_denoise = True
@@ -456,7 +447,6 @@ class StreamingVerifier(ABC):
         utterance.noise_floor_dbfs = round(floor, 1)
         if floor >= self._settings.denoise_floor_dbfs:
             utterance.denoiser = self._new_denoiser()
-            utterance.denoised = utterance.denoiser is not None
         self._hear(utterance, held)
 
     def _hear(self, utterance: _Utterance, pcm: bytes) -> None:
@@ -502,7 +492,6 @@ class StreamingVerifier(ABC):
 def _close_denoiser(utterance: _Utterance) -> None:
     if utterance.denoiser is not None:
         utterance.denoiser.close()
-        utterance.denoiser = None
 
 
 def _audio_ms(utterance: _Utterance) -> float:

@@ -21,15 +21,13 @@ from __future__ import annotations
 import ctypes
 import importlib.util
 import logging
-import math
-import threading
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
-from appliance.audio import SAMPLE_RATE, AudioError
-from appliance.audio.pcm import MIN_DBFS, StreamResampler, check_pcm
+from appliance.audio import SAMPLE_RATE, SAMPLE_WIDTH, AudioError
+from appliance.audio.pcm import MIN_DBFS, StreamResampler, check_pcm, chunks, rms_dbfs
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -71,17 +69,19 @@ def available() -> bool:
 
 def noise_floor_dbfs(pcm: bytes, frame_ms: int = 10, quantile: float = 0.2) -> float:
     """The level of the quietest frames of ``pcm`` (``quantile`` of the 10 ms frames'
-    RMS, in dBFS): the noise between and before words. ``MIN_DBFS`` for silence."""
-    check_pcm(pcm)
-    frame = SAMPLE_RATE * frame_ms // 1000
-    samples = np.frombuffer(pcm, dtype="<i2").astype(np.float64)
-    count = len(samples) // frame
-    if count == 0:
-        return MIN_DBFS
-    frames = samples[: count * frame].reshape(count, frame)
-    rms = np.sqrt(np.mean(frames * frames, axis=1))
-    level = float(np.quantile(rms, quantile))
-    return max(MIN_DBFS, 20.0 * math.log10(level / 32768.0)) if level > 0 else MIN_DBFS
+    ``rms_dbfs``): the noise between and before words. ``MIN_DBFS`` for silence."""
+    frame_bytes = SAMPLE_RATE * frame_ms // 1000 * SAMPLE_WIDTH
+    levels = [rms_dbfs(c) for c in chunks(pcm, frame_bytes) if len(c) == frame_bytes]
+    return float(np.quantile(levels, quantile)) if levels else MIN_DBFS
+
+
+def warm_up() -> None:
+    """Load RNNoise and run its network once, so the first utterance does not wait."""
+    denoiser = Denoiser()
+    # faint noise: RNNoise skips digital silence without running its network
+    hiss = np.random.default_rng(0).normal(0.0, 30.0, SAMPLE_RATE // 10)
+    denoiser.process(hiss.astype("<i2").tobytes())
+    denoiser.close()
 
 
 class Denoiser:
@@ -99,7 +99,6 @@ class Denoiser:
         self._pending = np.zeros(0, dtype=np.float32)  # 48 kHz, less than a frame
         self._received = 0
         self._sent = 0
-        self._lock = threading.Lock()  # close() may come from another thread
 
     def process(self, pcm: bytes) -> bytes:
         """Denoised audio for ``pcm`` (and what came before), as far as it is ready."""
@@ -117,8 +116,7 @@ class Denoiser:
 
     def close(self) -> None:
         """Free RNNoise's state (also done when the object is collected)."""
-        with self._lock:
-            state, self._state = self._state, None
+        state, self._state = self._state, None
         if state is not None:
             self._lib.rnnoise_destroy(state)
 
@@ -133,13 +131,12 @@ class Denoiser:
             data = np.concatenate([data, np.zeros(usable - len(data), dtype=np.float32)])
         frames = np.ascontiguousarray(data[:usable])
         self._pending = data[usable:].copy()
-        with self._lock:
-            if self._state is None:
-                raise AudioError("the denoiser is closed")
-            for start in range(0, usable, self._frame):
-                frame = frames[start : start + self._frame]  # a view: denoised in place
-                pointer = frame.ctypes.data_as(_FloatPointer)
-                self._lib.rnnoise_process_frame(self._state, pointer, pointer)
+        if self._state is None:
+            raise AudioError("the denoiser is closed")
+        for start in range(0, usable, self._frame):
+            frame = frames[start : start + self._frame]  # a view: denoised in place
+            pointer = frame.ctypes.data_as(_FloatPointer)
+            self._lib.rnnoise_process_frame(self._state, pointer, pointer)
         return frames
 
     def _out(self, samples: np.ndarray) -> bytes:

@@ -135,32 +135,15 @@ def resample(samples: npt.ArrayLike, src_rate: int, dst_rate: int) -> FloatArray
     x = np.asarray(samples, dtype=np.float64)
     if x.ndim != 1:
         raise AudioError(f"expected mono samples, got an array of shape {x.shape}")
-    if src_rate <= 0 or dst_rate <= 0:
-        raise AudioError(f"sample rates must be positive ({src_rate} -> {dst_rate})")
+    stream = StreamResampler(src_rate, dst_rate)
     if src_rate == dst_rate or len(x) == 0:
         return x.astype(np.float32)
-    g = math.gcd(src_rate, dst_rate)
-    up, down = dst_rate // g, src_rate // g
-    bank, half_len = _polyphase_filter(up, down)
-    per_phase = bank.shape[1]
-    n_out = -(-len(x) * up // down)
-    pad = per_phase + half_len // up + 1
-    xpad = np.concatenate([np.zeros(pad), x, np.zeros(pad)])
-    out = np.empty(n_out, dtype=np.float64)
-    j = np.arange(per_phase)
-    block = max(1, 262_144 // per_phase)  # bounds the temporary index matrix
-    for start in range(0, n_out, block):
-        n = np.arange(start, min(n_out, start + block), dtype=np.int64)
-        m = n * down + half_len  # position on the upsampled grid, delay removed
-        phase = m % up
-        base = m // up
-        idx = base[:, None] - j[None, :] + pad
-        out[start : start + len(n)] = np.einsum("ij,ij->i", bank[phase], xpad[idx])
-    return out.astype(np.float32)
+    return np.concatenate([stream.push(x), stream.flush()])
 
 
 class StreamResampler:
-    """``resample`` on a stream: ``push`` chunks as they come, ``flush`` at the end.
+    """The resampler on a stream: ``push`` chunks as they come, ``flush`` at the end
+    (``resample`` is one push and the flush).
 
     The concatenated output is exactly ``resample`` of the concatenated input. Each
     output sample waits for the input its filter reaches (about 10 input samples of
@@ -197,13 +180,17 @@ class StreamResampler:
         return self._emit(total)
 
     def _emit(self, upto: int) -> FloatArray:
-        n = np.arange(self._produced, upto, dtype=np.int64)
-        if len(n) == 0:
+        out = np.empty(max(0, upto - self._produced), dtype=np.float64)
+        j = np.arange(self._taps)
+        block = max(1, 262_144 // self._taps)  # bounds the temporary index matrix
+        for lo in range(0, len(out), block):
+            n = np.arange(self._produced + lo, min(upto, self._produced + lo + block))
+            m = n * self._down + self._half_len  # position on the upsampled grid
+            phase, base = m % self._up, m // self._up
+            idx = base[:, None] - j[None, :] - self._start
+            out[lo : lo + len(n)] = np.einsum("ij,ij->i", self._bank[phase], self._held[idx])
+        if len(out) == 0:
             return np.zeros(0, dtype=np.float32)
-        m = n * self._down + self._half_len
-        phase, base = m % self._up, m // self._up
-        idx = base[:, None] - np.arange(self._taps)[None, :] - self._start
-        out: npt.NDArray[np.float64] = np.einsum("ij,ij->i", self._bank[phase], self._held[idx])
         self._produced = upto
         # Keep what the next output's filter reaches back to.
         first = (upto * self._down + self._half_len) // self._up - self._taps + 1

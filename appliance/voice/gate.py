@@ -16,9 +16,9 @@ Decisions:
   when it gives exactly the commands of A's best reading (or of that reading with a
   misheard leading "add" or "put" repaired), never of A's other beam readings.
 - ``confirm``: one engine heard a state-changing command the other did not confirm:
-  change nothing, ask ("Did you want to add oat milk?"). Also when both agree but
-  engine A's best reading or a beam alternative gives the same action on another item
-  the verifier knows (``rival_item``: "oatmeal" and "oat milk").
+  change nothing, ask ("Did you want to add oat milk?"). Also when both agree but a
+  beam alternative of engine A gives the same action on another item the verifier
+  knows (``rival_item``: "oatmeal" and "oat milk").
 - ``read``: a read-only request (list, next event): runs on engine A alone; a
   disagreement is recorded.
 - ``reject``: understood, but refused (a negation, another list, a bad slot).
@@ -198,8 +198,9 @@ def _unless_rival(
     agreed: GateDecision, primary: Heard, parse: Parse, vocabulary: Collection[str]
 ) -> GateDecision:
     """``agreed`` (an ``act``), or a question when engine A itself found another item
-    the verifier knows almost as likely: its best reading or a beam alternative gives
-    the same action on that other item. Two engines can be wrong together between
+    the verifier knows almost as likely: a beam alternative gives the same action on
+    that other item. (A's best reading never does: it gave the agreed commands, or an
+    item the verifier does not know.) Two engines can be wrong together between
     near-homophones ("oatmeal" for "oat milk" on a synthetic voice in noise); Whisper's
     doubt between the two is the sign, and the turn asks rather than picks."""
     rival = _rival_reading(primary, agreed.commands, parse, vocabulary)
@@ -214,7 +215,7 @@ def _rival_reading(
 ) -> str | None:
     if not vocabulary:
         return None
-    for text in (primary.text, *primary.alternatives):
+    for text in primary.alternatives:
         commands = _commands(parse(text))
         if len(commands) == len(acted) and any(
             _other_known_item(x, y, vocabulary) for x, y in zip(commands, acted, strict=True)

@@ -433,7 +433,9 @@ class VoiceTurn:
         self.milestones.mark("whisper_ready")
         heard_a = Heard("whisper", primary_t.text, primary_t.rejected, primary_t.alternatives)
         heard_b = Heard("verifier", verifier_t.text, verifier_t.rejected) if verifier_t else None
-        parse = self.engines.parse(self.lang)
+        # The gate and the second opinion read the same texts (best readings, beam
+        # alternatives) more than once: parse each once per turn.
+        parse = functools.lru_cache(maxsize=64)(self.engines.parse(self.lang))
         vocabulary = self._verifier.vocabulary if self._verifier is not None else frozenset()
         gate = decide(heard_a, heard_b, parse, vocabulary)
         transcripts = {"whisper": heard_a.text, "verifier": heard_b.text if heard_b else ""}
