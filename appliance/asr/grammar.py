@@ -126,7 +126,8 @@ _EN_RULES: dict[str, str] = {
     "pay the (bills|rent)|take my (medicine|pills|vitamins)|do the (laundry|dishes)|"
     "(run|empty) the dishwasher|defrost the (chicken|meat)|pick up the (kids|dry cleaning)|"
     "(book|make) a (doctor's appointment|dentist appointment)|check the oven|"
-    "buy a (present|birthday present|gift)|call the (plumber|doctor|dentist|vet|school))",
+    "buy a (present|birthday present|gift)|call the (plumber|doctor|dentist|vet|school)|"
+    "(buy|get) [some|more] <item_name>)",
     "title": "([a|an|the|my|our] [<title_adj>] <title_noun> [(with|at|for) <title_who>]"
     "|(call|phone|ring|visit|see|pick up|text|email|meet) <title_who>|<title_task>)",
     "event": "<title> [<when>] [<duration>]",
@@ -202,7 +203,8 @@ _PT_RULES: dict[str, str] = {
     "passear com o cachorro|pagar (o aluguel|as contas|a conta de luz)|"
     "tomar (o remédio|os remédios|a vitamina)|lavar a roupa|buscar as crianças|"
     "descongelar (o frango|a carne)|ligar pro (encanador|médico|dentista)|"
-    "(ligar|telefonar) (pra|para|pro) <title_who>|(visitar|buscar|encontrar) <title_who>)",
+    "(ligar|telefonar) (pra|para|pro) <title_who>|(visitar|buscar|encontrar) <title_who>|"
+    "comprar <item_name>)",
     "title": "([o|a|um|uma|meu|minha] [<title_adj>] <title_noun> [(com|no|na|do|da|de) "
     "<title_who>] [<title_adj>]|<title_task>)",
     "event": "<title> [<when>] [<duration>]",

@@ -148,6 +148,10 @@ def _build(factory: Callable[[ItemSpec], Command], specs: Sequence[ItemSpec]) ->
 
 
 def _shopping_add(ctx: Context) -> Outcome:
+    if ctx.candidate.metadata.get("dateless"):
+        words = ctx.words("item") or []
+        if not ctx.grammar.when(words, ctx.today).empty:
+            return _DOES_NOT_APPLY  # a reminder with a date: agenda.add
     specs = _items(ctx)
     if isinstance(specs, Outcome):
         return specs

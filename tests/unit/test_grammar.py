@@ -150,6 +150,8 @@ def test_polite_commands_and_reminders(parser: IntentParser) -> None:
         ("remind me to take out the trash tonight at eight", "agenda.add"),
         ("remind me to water the plants tomorrow", "agenda.add"),
         ("remind me to take my medicine at nine p.m.", "agenda.add"),
+        ("remind me to buy flowers on friday", "agenda.add"),
+        ("remind me to get milk tomorrow morning", "agenda.add"),
     ]:
         assert en.accepts(text), text
         result = parser.parse(text, now=now)
@@ -167,6 +169,7 @@ def test_portuguese_reminders(parser: IntentParser) -> None:
         "me lembra de ligar pra mãe amanhã às cinco da tarde",
         "me lembra de tirar o lixo amanhã às oito",
         "me lembra de tomar o remédio às nove da noite",
+        "me lembra de comprar leite amanhã",
     ]:
         assert pt.accepts(text), text
         result = parser.parse(text, lang="pt", now=now)

@@ -56,6 +56,22 @@ def test_not_additions(parser: IntentParser, text: str, lang: str) -> None:
             "en",
             c.AgendaAdd(title="dentist", start=dt.date(2026, 12, 4)),
         ),
+        # a date or a time makes a purchase a reminder, not an item "flowers on friday"
+        (
+            "remind me to buy flowers on friday",
+            "en",
+            c.AgendaAdd(title="buy flowers", start=dt.date(2026, 12, 4)),
+        ),
+        (
+            "remind me to pick up the kids at three",
+            "en",
+            c.AgendaAdd(title="pick up the kids", start=dt.datetime(2026, 11, 30, 15, tzinfo=dt.UTC)),
+        ),
+        (
+            "me lembra de comprar pão amanhã",
+            "pt",
+            c.AgendaAdd(title="comprar pão", start=dt.date(2026, 12, 1)),
+        ),
         (
             "me lembra de ligar pra mãe amanhã às cinco da tarde",
             "pt",
