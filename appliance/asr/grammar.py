@@ -920,6 +920,16 @@ def _template_rules(lang: str) -> tuple[dict[str, Node], dict[str, tuple[str, ..
     return rules, intents
 
 
+# One closing word after a command ("put coffee on the list, please"). Measured on
+# PocketSphinx alone (two Piper renditions and espeak-ng, clean and in white noise at
+# 20 dB): commands with a closing word went from 30 to 45 of 60 right, commands without
+# one stayed at 84 of 132, chatter read as a command stayed at 8 of 84, and fewer
+# utterances ended in no sentence (2 against 7). A longer tail of fillers ("for me,
+# thanks") did make noisy commands end in no sentence.
+_CLOSING: dict[str, tuple[str, ...]] = {
+    "en": ("please", "thanks", "thank you"),
+    "pt": ("por favor", "obrigado", "obrigada"),
+}
 _HESITATIONS = frozenset({"uh", "uhh", "uhm", "um", "umm", "er", "erm", "hmm", "ahn", "hum"})
 _NOT_A_START = frozenset({"yes", "yeah", "no", "sim", "não", "nao"})  # answers, not commands
 
@@ -927,10 +937,7 @@ _NOT_A_START = frozenset({"yes", "yeah", "no", "sim", "não", "nao"})  # answers
 def _polite_start(lang: str) -> Node:
     """The words before a command that the parser drops ("hey, could you please ..."),
     from the lexicon's fillers, so the verifier can hear a polite command too.
-    Hesitations are left to the decoder's filler models.
-
-    Closing words ("..., thanks") are not in the grammar: with them, PocketSphinx
-    ended 5 of 44 noisy commands (white noise, 20 dB) in no sentence at all."""
+    Hesitations are left to the decoder's filler models."""
     fillers = load_lexicon(lang).raw["fillers"]
 
     def phrases(group: str, skip: frozenset[str]) -> tuple[Node, ...]:
@@ -971,10 +978,12 @@ def _build(lang: str, items: tuple[str, ...]) -> Grammar:
     _slot_fallbacks(rules)
     sentence_rules = [r for rs in intents.values() for r in rs]
     rules["polite_start"] = _polite_start(lang)
+    closing = tuple(_seq(Word(w) for w in t.split()) for t in _CLOSING.get(lang, ()))
     rules["command"] = Seq(
         (
             Alt((Ref("polite_start"),), optional=True),
             Alt(tuple(Ref(r) for r in sentence_rules)),
+            *((Alt(closing, optional=True),) if closing else ()),
         )
     )
     rules["utterance"] = Alt((Ref("command"), Ref(ANSWER_RULE)))

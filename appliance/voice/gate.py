@@ -264,11 +264,12 @@ def _weak_agreeing(
 
 
 _MISHEARD = {
-    "add": frozenset({"and", "at", "had", "head", "ad", "an", "add-"}),
-    "put": frozenset({"but", "bud", "putt", "both"}),
+    "add": frozenset({"and", "at", "had", "head", "ad", "an", "add-", "egg"}),
+    "put": frozenset({"but", "bud", "putt", "both", "hot", "hook", "hoe"}),
 }
 """What Whisper tiny hears a leading "add" or "put" as, on some voices ("and cheese to
-the shopping list", "but two cans of beans on the list"); never read as the verb unless
+the shopping list", "but two cans of beans on the list", "egg carrots and potatoes to
+the list", "hook coffee on the shopping list"); never read as the verb unless
 the verifier independently heard that verb and the very same item."""
 
 

@@ -336,3 +336,8 @@ def test_a_misheard_leading_add_counts_only_with_the_verifiers_same_command(
     assert put.commands == (c.ShoppingAdd(item="beans", quantity=2, unit="can"),)
     assert gate(parser, "but beans on the list", "put peas on the list").decision == "confirm"
     assert gate(parser, "but beans are good", "put beans on the list").decision != "act"
+    hook = gate(parser, "hook coffee on the shopping list", "put coffee on the shopping list")
+    assert hook.commands == (c.ShoppingAdd(item="coffee"),) and hook.decision == "act"
+    egg = gate(parser, "egg carrots to the list", "add carrots to the list")
+    assert egg.commands == (c.ShoppingAdd(item="carrots"),) and egg.decision == "act"
+    assert gate(parser, "egg carrots to the list", "add eggs carrots to the list").decision != "act"

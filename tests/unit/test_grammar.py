@@ -152,11 +152,20 @@ def test_polite_commands_and_reminders(parser: IntentParser) -> None:
         ("remind me to take my medicine at nine p.m.", "agenda.add"),
         ("remind me to buy flowers on friday", "agenda.add"),
         ("remind me to get milk tomorrow morning", "agenda.add"),
+        ("put coffee on the shopping list please", "shopping.add"),
+        ("add milk to the list thank you", "shopping.add"),
     ]:
         assert en.accepts(text), text
         result = parser.parse(text, now=now)
         assert result.intent == intent and result.command is not None, (text, result)
-    for text in ("please", "can you", "thank you", "hey", "yes add milk to the list"):
+    for text in (
+        "please",
+        "can you",
+        "thank you",
+        "hey",
+        "yes add milk to the list",
+        "add milk please thanks",
+    ):
         assert not en.accepts(text), text
 
 

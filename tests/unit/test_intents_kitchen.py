@@ -65,7 +65,9 @@ def test_not_additions(parser: IntentParser, text: str, lang: str) -> None:
         (
             "remind me to pick up the kids at three",
             "en",
-            c.AgendaAdd(title="pick up the kids", start=dt.datetime(2026, 11, 30, 15, tzinfo=dt.UTC)),
+            c.AgendaAdd(
+                title="pick up the kids", start=dt.datetime(2026, 11, 30, 15, tzinfo=dt.UTC)
+            ),
         ),
         (
             "me lembra de comprar pão amanhã",
