@@ -926,7 +926,7 @@ def _template_rules(lang: str) -> tuple[dict[str, Node], dict[str, tuple[str, ..
 # one stayed at 84 of 132, chatter read as a command stayed at 8 of 84, and fewer
 # utterances ended in no sentence (2 against 7). A longer tail of fillers ("for me,
 # thanks") did make noisy commands end in no sentence.
-_CLOSING: dict[str, tuple[str, ...]] = {
+CLOSING_WORDS: dict[str, tuple[str, ...]] = {
     "en": ("please", "thanks", "thank you"),
     "pt": ("por favor", "obrigado", "obrigada"),
 }
@@ -978,7 +978,7 @@ def _build(lang: str, items: tuple[str, ...]) -> Grammar:
     _slot_fallbacks(rules)
     sentence_rules = [r for rs in intents.values() for r in rs]
     rules["polite_start"] = _polite_start(lang)
-    closing = tuple(_seq(Word(w) for w in t.split()) for t in _CLOSING.get(lang, ()))
+    closing = tuple(_seq(Word(w) for w in t.split()) for t in CLOSING_WORDS.get(lang, ()))
     rules["command"] = Seq(
         (
             Alt((Ref("polite_start"),), optional=True),
