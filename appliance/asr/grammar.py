@@ -935,17 +935,22 @@ _NOT_A_START = frozenset({"yes", "yeah", "no", "sim", "não", "nao"})  # answers
 
 
 def _polite_start(lang: str) -> Node:
-    """The words before a command that the parser drops ("hey, could you please ..."),
-    from the lexicon's fillers, so the verifier can hear a polite command too.
-    Hesitations are left to the decoder's filler models."""
-    fillers = load_lexicon(lang).raw["fillers"]
+    """The words before a command that the parser drops ("hey, could you please ...",
+    "don't forget to ..."), from the lexicon's fillers and negation exemptions, so the
+    verifier can hear a polite command too. Hesitations are left to the decoder's
+    filler models."""
+    raw = load_lexicon(lang).raw
+    fillers = raw["fillers"]
 
-    def phrases(group: str, skip: frozenset[str]) -> tuple[Node, ...]:
-        texts = dict.fromkeys(str(t).lower() for t in fillers.get(group, ()))
-        return tuple(_seq(Word(w) for w in t.split()) for t in texts if t and t not in skip)
+    def phrases(texts: Iterable[object], skip: frozenset[str]) -> tuple[Node, ...]:
+        unique = dict.fromkeys(str(t).lower() for t in texts)
+        return tuple(_seq(Word(w) for w in t.split()) for t in unique if t and t not in skip)
 
-    leading = phrases("leading", _HESITATIONS | _NOT_A_START)
-    anywhere = phrases("anywhere", _HESITATIONS)
+    leading = phrases(
+        (*fillers.get("leading", ()), *raw["negation"].get("exempt", ())),
+        _HESITATIONS | _NOT_A_START,
+    )
+    anywhere = phrases(fillers.get("anywhere", ()), _HESITATIONS)
     return Alt((Seq((Alt(leading), Alt(anywhere, optional=True))), Alt(anywhere)))
 
 

@@ -155,6 +155,10 @@ def test_polite_commands_and_reminders(parser: IntentParser) -> None:
         ("remind me to get milk tomorrow morning", "agenda.add"),
         ("put coffee on the shopping list please", "shopping.add"),
         ("add milk to the list thank you", "shopping.add"),
+        ("don't forget to buy lemons", "shopping.add"),
+        ("don't forget to add milk to the shopping list", "shopping.add"),
+        ("remember to buy some bread", "shopping.add"),
+        ("remember to take out the trash tonight at eight", "agenda.add"),
     ]:
         assert en.accepts(text), text
         result = parser.parse(text, now=now)
@@ -184,6 +188,9 @@ def test_portuguese_reminders(parser: IntentParser) -> None:
         assert pt.accepts(text), text
         result = parser.parse(text, lang="pt", now=now)
         assert result.intent == "agenda.add" and result.command is not None, (text, result)
+    for text in ("não esquece de comprar limão", "compra duas caixas de leite"):
+        assert pt.accepts(text), text
+        assert parser.parse(text, lang="pt", now=now).intent == "shopping.add", text
 
 
 @pytest.mark.parametrize(

@@ -46,6 +46,18 @@ def test_not_additions(parser: IntentParser, text: str, lang: str) -> None:
     [
         ("remind me to buy milk", "en", c.ShoppingAdd(item="milk")),
         ("me lembra de comprar leite", "pt", c.ShoppingAdd(item="leite")),
+        ("don't forget to buy lemons", "en", c.ShoppingAdd(item="lemons")),
+        ("remember to get some bread", "en", c.ShoppingAdd(item="bread")),
+        ("buy two cartons of eggs", "en", c.ShoppingAdd(item="eggs", quantity=2, unit="carton")),
+        ("não esquece de comprar limão", "pt", c.ShoppingAdd(item="limão")),
+        ("compra pão", "pt", c.ShoppingAdd(item="pão")),
+        (
+            "remember to take out the trash tonight at eight",
+            "en",
+            c.AgendaAdd(
+                title="take out the trash", start=dt.datetime(2026, 11, 30, 20, tzinfo=dt.UTC)
+            ),
+        ),
         (
             "remind me to call mom tomorrow at 5 pm",
             "en",
@@ -87,6 +99,9 @@ def test_reminders(parser: IntentParser, text: str, lang: str, expected: c.Comma
 
 def test_a_reminder_without_a_date_is_not_an_entry(parser: IntentParser) -> None:
     assert parser.parse("remind me to call mom", now=NOW).commands == ()
+    assert parser.parse("remember to call mom", now=NOW).commands == ()
+    # a purchase with a date is not an item "flowers on friday" either
+    assert parser.parse("buy flowers on friday", now=NOW).commands == ()
     assert parser.parse("me lembra de ligar pra mãe", lang="pt", now=NOW).commands == ()
 
 
