@@ -1,7 +1,7 @@
 """The voice turn on synthesized kitchen speech: acceptance, wrong actions, latency, memory.
 
 Utterances: commands (shopping and agenda), chatter and near misses, said by Piper
-(three speeds) and espeak-ng (two voices), clean and with white noise (20 dB) and
+(three speeds, and made deeper) and espeak-ng (two voices), clean and with white noise (20 dB) and
 babble (10 dB). The truth of an utterance is what the parser makes of its text.
 
 - accepted: the gate decided ``act`` with exactly the commands said;
@@ -76,6 +76,8 @@ VOICES: dict[str, Callable[[str], bytes]] = {
     "piper": lambda t: speech.piper(t),
     "piper_fast": lambda t: speech.piper(t, length_scale=0.85),
     "piper_slow": lambda t: speech.piper(t, length_scale=1.2),
+    # pitch and formants 15% lower (a longer vocal tract), 18% slower
+    "piper_deep": lambda t: speech.deeper(speech.piper(t), 0.85),
     "espeak_us": lambda t: speech.espeak(t, "en-us", speed=160),
     "espeak_gb_f": lambda t: speech.espeak(t, "en-gb+f3", speed=170),
 }

@@ -91,6 +91,12 @@ def piper(
     return from_float32(resample(np.concatenate(parts), rate, SAMPLE_RATE))
 
 
+def deeper(pcm: bytes, factor: float = 0.85) -> bytes:
+    """``pcm`` played ``factor`` times as fast: pitch and formants lower (a longer
+    vocal tract, as in a deeper voice), the speech ``1 / factor`` times as long."""
+    return from_float32(resample(to_float32(pcm), round(SAMPLE_RATE * factor), SAMPLE_RATE))
+
+
 def have_espeak() -> bool:
     return shutil.which("espeak-ng") is not None
 
