@@ -1,8 +1,8 @@
 """The voice turn on synthesized kitchen speech: acceptance, wrong actions, latency, memory.
 
 Utterances: commands (shopping and agenda), chatter and near misses, said by Piper
-(three speeds, and made deeper) and espeak-ng (two voices), clean and with white noise (20 dB) and
-babble (10 dB). The truth of an utterance is what the parser makes of its text.
+(three speeds, and made deeper) and espeak-ng (two voices), clean and with white noise
+(20 dB) and babble (10 dB). The truth of an utterance is what the parser makes of its text.
 
 - accepted: the gate decided ``act`` with exactly the commands said;
 - wrong action: ``act`` with other commands, or any ``act`` on chatter, near misses,
