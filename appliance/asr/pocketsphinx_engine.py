@@ -27,7 +27,8 @@ alone 25 of 72, with 0.8 as well 55, with 0.7 too 65; the joe voice kept 24 of 2
 espeak-ng 13, 12 and 13. A factor of 1.2 did nothing for higher voices. Each factor
 costs as much CPU as the first (~0.12x real time) and ~180 MB (the grammar's search);
 the default is (1.0, 0.8). A decoder's warp cannot be changed in place
-(``reinit_feat`` with a new warp changed nothing), hence a decoder per factor.
+(``reinit_feat``: the library keeps one warp for the whole process, read when a
+filter bank is built), hence a decoder per factor.
 
 Cepstral mean normalisation is live and carries over from one utterance to the next
 (it adapts to the room and microphone); an utterance with no grammar hypothesis at
@@ -41,6 +42,7 @@ import contextlib
 import logging
 import math
 import re
+import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -76,10 +78,17 @@ def _config(settings: VerifierSettings, warp: float) -> pocketsphinx.Config:
         bestpath=False,
         maxhmmpf=settings.pocketsphinx_max_hmm_per_frame,
     )
-    if warp != 1.0:
-        config["warp_type"] = "inverse_linear"
-        config["warp_params"] = str(warp)
+    # Always explicit, 1.0 included: the warp's parameters are static variables in the
+    # library (fe_warp_inverse_linear.c), which skips a parameter string equal to the
+    # last one it parsed, even after a decoder without one (neutral) came between.
+    config["warp_type"] = "inverse_linear"
+    config["warp_params"] = repr(float(warp))
     return config
+
+
+_CREATE_LOCK = threading.Lock()
+"""Decoders are created one at a time: the frequency warp is set through those static
+variables, and the filter bank is built from them when a decoder is created."""
 
 
 def _transitions(
@@ -104,8 +113,9 @@ class _Channel:
 
     def __init__(self, settings: VerifierSettings, warp: float) -> None:
         self.warp = warp
-        self.decoder = pocketsphinx.Decoder(_config(settings, warp))
-        self.phones = pocketsphinx.Decoder(_config(settings, warp))
+        with _CREATE_LOCK:
+            self.decoder = pocketsphinx.Decoder(_config(settings, warp))
+            self.phones = pocketsphinx.Decoder(_config(settings, warp))
         self.phones.add_allphone_file("phones", None)
         self.phones.activate_search("phones")
         self.logmath = self.decoder.get_logmath()
@@ -116,21 +126,27 @@ class _Channel:
         self,
         pronunciations: Mapping[str, str],
         automata: Sequence[tuple[str, Automaton]],
-        old: tuple[str, ...],
+        old: Sequence[str],
     ) -> None:
+        """Swap in a grammar's searches (sentences first, then answers). Each old search
+        goes before its successor is built: the sentences of a grammar take ~200 MB,
+        and two at once during a swap were the node's peak of memory."""
         new_words = [
             (w, p) for w, p in pronunciations.items() if self.decoder.lookup_word(w) is None
         ]
         for index, (word, phones) in enumerate(new_words):
             self.decoder.add_word(word, phones, index == len(new_words) - 1)
-        for name, automaton in automata:
+        for index, (name, automaton) in enumerate(automata):
+            if index < len(old):  # the active search cannot go: activate one that stays
+                stays = old[index + 1] if index + 1 < len(old) else automata[0][0]
+                self.decoder.activate_search(stays)
+                self.decoder.remove_search(old[index])
             fsg = self.decoder.create_fsg(
                 name, automaton.start, automaton.final, _transitions(automaton)
             )
             self.decoder.add_fsg(name, fsg)
-        self.decoder.activate_search(automata[0][0])
-        for name in old:
-            self.decoder.remove_search(name)
+            if index == 0:
+                self.decoder.activate_search(name)
 
     def begin(self, search: str) -> None:
         self.decoder.activate_search(search)
@@ -221,8 +237,12 @@ class PocketSphinxVerifier(StreamingVerifier):
             raise AsrError(f"PocketSphinx failed to start: {err}") from err
         self._searches: tuple[str, str] | None = None
         self._grammar_key = ""
-        self._load(grammar)  # at once: a broken grammar fails here, not in the worker
         super().__init__("en", self._ps_settings)
+        try:  # at once: a broken grammar fails here, not at the first utterance
+            self._call_on_worker(lambda: self._load(grammar))
+        except AsrError:
+            self.close()
+            raise
 
     # -- grammar ---------------------------------------------------------------------
 
@@ -236,9 +256,10 @@ class PocketSphinxVerifier(StreamingVerifier):
             (name, compile_automaton(grammar.rules, rule))
             for name, rule in zip(names, ("utterance", ANSWER_RULE), strict=True)
         ]
+        old, self._searches = self._searches or (), None  # none usable until loaded
         try:
             for channel in self._channels:
-                channel.load(grammar.pronunciations, automata, self._searches or ())
+                channel.load(grammar.pronunciations, automata, old)
         except (RuntimeError, ValueError) as err:
             raise AsrError(f"PocketSphinx rejected the grammar: {err}") from err
         self._searches = names

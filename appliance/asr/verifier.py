@@ -353,6 +353,28 @@ class StreamingVerifier(ABC):
         self._jobs.put(_STOP)
         self._thread.join(timeout=5)
 
+    def _call_on_worker(self, call: Callable[[], None], timeout: float = 60.0) -> None:
+        """Run ``call`` on the worker thread and raise what it raised. The engine's
+        big allocations belong there: glibc reuses freed memory within a thread's
+        arena, so a grammar swap on the worker reuses what the grammar it replaces
+        held only if that one was loaded on the worker too."""
+        done = threading.Event()
+        failures: list[Exception] = []
+
+        def run() -> None:
+            try:
+                call()
+            except Exception as err:  # noqa: BLE001 - handed to the caller
+                failures.append(err)
+            finally:
+                done.set()
+
+        self._jobs.put(("call", run))
+        if not done.wait(timeout):
+            raise AsrError(f"{self.engine} verifier: worker busy for {timeout:.0f} s")
+        if failures:
+            raise failures[0]
+
     def _check_open(self) -> None:
         if self._closed:
             raise AsrError(f"{self.engine} verifier is closed")
@@ -387,6 +409,9 @@ class StreamingVerifier(ABC):
             return current
         if kind == "barrier":
             payload.set()
+            return current
+        if kind == "call":
+            payload()
             return current
         if kind == "start":
             if current is not None:

@@ -341,3 +341,52 @@ def test_a_misheard_leading_add_counts_only_with_the_verifiers_same_command(
     egg = gate(parser, "egg carrots to the list", "add carrots to the list")
     assert egg.commands == (c.ShoppingAdd(item="carrots"),) and egg.decision == "act"
     assert gate(parser, "egg carrots to the list", "add eggs carrots to the list").decision != "act"
+
+
+def test_a_list_the_verifier_heard_without_commas_is_split_where_items_are_known(
+    parser: IntentParser,
+) -> None:
+    """The verifier writes no commas: "add milk eggs and bread" parses to an item
+    "milk eggs". The comma goes where every item is one the verifier knows, and the
+    engines agree on three items; where it could go in two places, nothing is split."""
+    vocabulary = frozenset({"milk", "egg", "bread", "chocolate", "chocolate milk", "apple"})
+    listed = gate(
+        parser,
+        "Add milk, eggs and bread to the shopping list.",
+        "add milk eggs and bread to the shopping list",
+        vocabulary=vocabulary,
+    )
+    assert listed.decision == "act", listed
+    assert listed.commands == (
+        c.ShoppingAdd(item="milk"),
+        c.ShoppingAdd(item="eggs"),
+        c.ShoppingAdd(item="bread"),
+    )
+    quantities = gate(
+        parser,
+        "Add two liters of milk, a dozen eggs and bread.",
+        "add two liters of milk a dozen eggs and bread",
+        vocabulary=vocabulary,
+    )
+    assert quantities.decision == "act", quantities
+    assert quantities.commands[:2] == (
+        c.ShoppingAdd(item="milk", quantity=2, unit="l"),
+        c.ShoppingAdd(item="eggs", quantity=1, unit="dozen"),
+    )
+    # "chocolate milk and bread" or "chocolate, milk and bread": the verifier cannot
+    # tell, so it does not confirm Whisper's three items
+    ambiguous = gate(
+        parser,
+        "Add chocolate, milk and bread to the shopping list.",
+        "add chocolate milk and bread to the shopping list",
+        vocabulary=vocabulary,
+    )
+    assert ambiguous.decision == "confirm"
+    # an item the verifier does not know is never split into ones it knows
+    unknown = gate(
+        parser,
+        "Add milk eggs and bread to the shopping list.",
+        "add milk eggs and bread to the shopping list",
+        vocabulary=vocabulary,
+    )
+    assert unknown.decision == "confirm"

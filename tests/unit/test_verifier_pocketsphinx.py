@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import statistics
 import time
@@ -241,3 +242,13 @@ def test_answers_only_and_grammar_swap(verifier: PocketSphinxVerifier, speaker: 
 def test_other_languages_are_refused() -> None:
     with pytest.raises(AsrError):
         PocketSphinxVerifier(build_grammar("pt"))
+
+
+def test_a_grammar_the_decoder_refuses_fails_at_construction() -> None:
+    """The first grammar loads on the worker thread, and what goes wrong there is
+    raised by the constructor, not at the first utterance."""
+    broken = dataclasses.replace(
+        build_grammar("en"), pronunciations={"blorp": "QQ ZZ"}, key="broken"
+    )
+    with pytest.raises(AsrError, match="grammar"):
+        PocketSphinxVerifier(broken)
