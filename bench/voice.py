@@ -64,6 +64,8 @@ COMMANDS = [
     "put two cans of beans on the list, thanks",
     "add a gallon of milk to the shopping list",
     "remind me to take out the trash tonight at eight",
+    "add milk, eggs and bread to the shopping list",
+    "don't forget to buy lemons",
 ]
 NOT_COMMANDS = [
     "the weather is lovely today",
