@@ -75,7 +75,7 @@ _EN_RULES: dict[str, str] = {
     "(one|a) <unit> and a half [of]|a couple [of]|some|some more|more|a few|a little|"
     "a bit of|a lot of|lots of|extra|the|my|our|a|an|any)",
     "item": "[<quantity>] <item_name>",
-    "items": "<item> [[<item>] and <item>]",
+    "items": "<item> [and <item>]",
     "hour": "(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)",
     "minutes": "(oh five|ten|fifteen|twenty|twenty five|thirty|thirty five|forty|"
     "forty five|fifty|fifty five)",
@@ -153,7 +153,7 @@ _PT_RULES: dict[str, str] = {
     "(um|uma) <unit> e (meio|meia) [<of>]|o|a|os|as|um|uma|uns|umas|mais|alguns|"
     "algumas|um pouco de|bastante)",
     "item": "[<quantity>] <item_name>",
-    "items": "<item> [[<item>] e <item>]",
+    "items": "<item> [e <item>]",
     "hour": "(uma|duas|três|quatro|cinco|seis|sete|oito|nove|dez|onze|doze|treze|"
     "quatorze|catorze|quinze|dezesseis|dezessete|dezoito|dezenove|vinte|vinte e uma|"
     "vinte e duas|vinte e três)",

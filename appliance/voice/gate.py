@@ -127,8 +127,6 @@ def decide(
     ``vocabulary``: the ``item_key`` of every item the verifier can hear (its grammar's
     items); empty, A's beam may mend any item.
     """
-    if verifier is not None and verifier.text.strip():
-        verifier = replace(verifier, text=listed_reading(verifier.text, parse, vocabulary))
     a = parse(primary.text) if primary.usable else None
     b = parse(verifier.text) if verifier is not None and verifier.usable else None
     a_cmds = _commands(a) if a is not None else ()
@@ -169,38 +167,6 @@ def decide(
         return GateDecision("read", b_cmds, b_cmds[0].action, "verifier_only", False, details)
     reason = "engines_disagree" if a_cmds and b_cmds else "not_confirmed"
     return GateDecision("confirm", proposal, proposal[0].action, reason, False, details)
-
-
-def listed_reading(text: str, parse: Parse, vocabulary: Collection[str]) -> str:
-    """The verifier's ``text`` with a comma where a list was said without an "and"
-    between its first two items ("add milk eggs and bread": "milk eggs" is no item).
-
-    A verifier has no punctuation, so its parse of such a list names an item it does
-    not know. The comma goes where every item becomes one it knows, if there is
-    exactly one such place; otherwise (none, or "chocolate milk" that could also be
-    "chocolate, milk") the text stays as it is, and the gate will not act on an item
-    the verifier never heard as one.
-    """
-    if not vocabulary:
-        return text
-    commands = _commands(parse(text))
-    items = [getattr(command, "item", None) for command in commands]
-    if (
-        not commands
-        or not all(isinstance(item, str) for item in items)
-        or names_known_items(commands, vocabulary)
-    ):
-        return text
-    words = text.split()
-    found: list[str] = []
-    for cut in range(1, len(words)):
-        candidate = f"{' '.join(words[:cut])}, {' '.join(words[cut:])}"
-        split = _commands(parse(candidate))
-        if len(split) == len(commands) + 1 and names_known_items(split, vocabulary):
-            found.append(candidate)
-            if len(found) > 1:
-                return text
-    return found[0] if found else text
 
 
 def _alternative_agreeing(
