@@ -341,4 +341,3 @@ def test_a_misheard_leading_add_counts_only_with_the_verifiers_same_command(
     egg = gate(parser, "egg carrots to the list", "add carrots to the list")
     assert egg.commands == (c.ShoppingAdd(item="carrots"),) and egg.decision == "act"
     assert gate(parser, "egg carrots to the list", "add eggs carrots to the list").decision != "act"
-
