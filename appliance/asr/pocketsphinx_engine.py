@@ -23,8 +23,10 @@ frequency warp factor (vocal tract length normalisation, ``inverse_linear``) on 
 audio, and the reading that scores best against its own phone loop is the transcript.
 Measured on 24 commands said by the joe voice made deeper three ways (played at 0.85
 and 0.8 of its speed, and pitched down by sox), read right (accepted or weak): warp 1.0
-alone 25 of 72, with 0.8 as well 55, with 0.7 too 65; the joe voice kept 24 of 24 and
-espeak-ng 13, 12 and 13. A factor of 1.2 did nothing for higher voices. Each factor
+alone 25 of 72, with 0.8 as well 55; the joe voice kept 24 of 24, espeak-ng 13 and 12.
+(1.0 with 0.7 read 65, in a probe that meant to add 0.8 too but, through the static
+warp below, decoded that one at 1.0: 0.7 may be the better second factor, not yet
+benchmarked.) A factor of 1.2 did nothing for higher voices. Each factor
 costs as much CPU as the first (~0.12x real time) and ~180 MB (the grammar's search);
 the default is (1.0, 0.8). A decoder's warp cannot be changed in place
 (``reinit_feat``: the library keeps one warp for the whole process, read when a
