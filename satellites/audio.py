@@ -264,27 +264,36 @@ class PyAudioInput:
             self._pa.terminate()
             raise
         self._closed = False
+        # A read blocks for up to a chunk in the reader's thread; closing the stream
+        # under it freed what PortAudio was reading into (a segfault on SIGTERM).
+        self._lock = threading.Lock()
 
     def read(self) -> bytes | None:
-        if self._closed:
-            return None
-        try:
-            data: bytes = self._stream.read(CHUNK_SAMPLES, exception_on_overflow=False)
-        except OSError as err:
+        with self._lock:
             if self._closed:
                 return None
-            msg = f"microphone read failed: {err}"
-            raise AudioError(msg) from err
+            try:
+                data: bytes = self._stream.read(CHUNK_SAMPLES, exception_on_overflow=False)
+            except OSError as err:
+                msg = f"microphone read failed: {err}"
+                raise AudioError(msg) from err
         return data
 
     def close(self) -> None:
-        if self._closed:
-            return
-        self._closed = True
-        with contextlib.suppress(OSError):
-            self._stream.stop_stream()
-            self._stream.close()
-        self._pa.terminate()
+        # after the read in progress, if any; a device stuck in a read for 2 s is
+        # closed anyway
+        locked = self._lock.acquire(timeout=2.0)
+        try:
+            if self._closed:
+                return
+            self._closed = True
+            with contextlib.suppress(OSError):
+                self._stream.stop_stream()
+                self._stream.close()
+            self._pa.terminate()
+        finally:
+            if locked:
+                self._lock.release()
 
 
 class PyAudioOutput:
