@@ -46,7 +46,7 @@ import math
 import re
 import threading
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pocketsphinx  # type: ignore[import-untyped,unused-ignore]
@@ -110,6 +110,14 @@ def _transitions(
     return out
 
 
+class _Reading(NamedTuple):
+    """What one decoder pair made of an utterance."""
+
+    text: str  # "" without a complete sentence of the grammar
+    scores: dict[str, Any]
+    partial: bool  # words were on their way when the utterance ended
+
+
 class _Channel:
     """One frequency warp: the grammar decoder and its phone loop."""
 
@@ -122,7 +130,6 @@ class _Channel:
         self.phones.activate_search("phones")
         self.logmath = self.decoder.get_logmath()
         self.cmn: tuple[str, str] | None = None
-        self.partial_words: list[str] = []
 
     def load(
         self,
@@ -165,21 +172,20 @@ class _Channel:
             with contextlib.suppress(RuntimeError):  # no utterance was running
                 decoder.end_utt()
 
-    def end(self) -> tuple[str, dict[str, Any]] | None:
-        """The best path and its scores, or None (no hypothesis; ``partial_words`` says
-        whether an incomplete one was on its way)."""
+    def end(self) -> _Reading:
+        """The best path and its scores (``words`` 0 when there is none)."""
         partial = self.decoder.hyp()  # best path so far, complete sentence or not
-        self.partial_words = [] if partial is None else partial.hypstr.split()
+        heard_some = partial is not None and bool(partial.hypstr.split())
         self.decoder.end_utt()
         self.phones.end_utt()
         hypothesis = self.decoder.hyp()
         if hypothesis is None or not hypothesis.hypstr.strip():
-            return None
+            return _Reading("", {"words": 0}, heard_some)
         segments = [
             (_ALT_PRONUNCIATION.sub("", s.word), s.start_frame, s.end_frame, s.ascore)
             for s in self.decoder.seg()
         ]
-        return " ".join(hypothesis.hypstr.split()), self.scores(segments)
+        return _Reading(" ".join(hypothesis.hypstr.split()), self.scores(segments), heard_some)
 
     def restore_cmn(self) -> None:
         """Undo this utterance's update of the cepstral means (live CMN)."""
@@ -286,19 +292,19 @@ class PocketSphinxVerifier(StreamingVerifier):
 
     def _engine_end(self) -> Result:
         frames = self._channels[0].decoder.n_frames()
-        readings: list[tuple[float, str, dict[str, Any]]] = []
+        readings: list[tuple[float, _Reading]] = []
         out_of_grammar = False
         for channel in self._channels:
-            ended = channel.end()
-            if ended is not None and ended[1]["words"]:
-                readings.append((channel.warp, *ended))
+            reading = channel.end()
+            if reading.scores["words"]:
+                readings.append((channel.warp, reading))
                 continue
             channel.restore_cmn()  # noise must not shift the normalisation of speech
-            out_of_grammar = out_of_grammar or (ended is None and bool(channel.partial_words))
+            out_of_grammar = out_of_grammar or (not reading.text and reading.partial)
         if not readings:
             rejected: str | None = REJECT_OUT_OF_GRAMMAR if out_of_grammar else REJECT_NO_SPEECH
             return Result("", rejected=rejected, details={"frames": frames})
-        warp, text, scores = max(readings, key=lambda reading: reading[2]["avg_score"])
+        warp, (text, scores, _) = max(readings, key=lambda kept: kept[1].scores["avg_score"])
         details = {"frames": frames, "warp": warp, **scores}
         settings = self._ps_settings
         confidence = 1.0 / (
