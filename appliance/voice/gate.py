@@ -16,7 +16,9 @@ Decisions:
   when it gives exactly the commands of A's best reading (or of that reading with a
   misheard leading "add" or "put" repaired), never of A's other beam readings.
 - ``confirm``: one engine heard a state-changing command the other did not confirm:
-  change nothing, ask ("Did you want to add oat milk?"). Also when both agree but a
+  change nothing, ask ("Did you want to add oat milk?"). Engine A's best reading
+  with a misheard leading "add" repaired counts as one it heard, for the question
+  only. Also when both agree but a
   beam alternative of engine A gives the same action on another item the verifier
   knows (``rival_item``: "oatmeal" and "oat milk").
 - ``read``: a read-only request (list, next event): runs on engine A alone; a
@@ -144,7 +146,8 @@ def decide(
                          {**details, "agreed_reading": weak[1]}),
             primary, parse, vocabulary,
         )  # fmt: skip
-    if not a_cmds and not b_cmds:
+    repaired = _repaired_commands(primary, a, parse) if not a_cmds else None
+    if not a_cmds and not b_cmds and repaired is None:
         return _nothing(primary, verifier, a, b, details)
     if a_cmds and all(c.action in READ_ONLY_ACTIONS for c in a_cmds):
         agreed = _same(a_cmds, b_cmds)
@@ -161,9 +164,18 @@ def decide(
         mended = GateDecision("act", b_cmds, b_cmds[0].action, "alternative", True, details)
         return _unless_rival(mended, primary, parse, vocabulary)
     # Heard a change, not confirmed by the other engine: ask, change nothing. Prefer
-    # engine A's reading (free-form, fuller); B's when A had none.
+    # engine A's reading (free-form, fuller), even one with a misheard leading verb
+    # ("and kombucha to the shopping list"); B's when A had none.
+    if not a_cmds and repaired is not None:
+        a_cmds = repaired[0]
+        details = {**details, "repaired_reading": repaired[1]}
     proposal = tuple(c for c in (a_cmds or b_cmds) if c.action not in READ_ONLY_ACTIONS)
     if not proposal:
+        # Only the verifier heard a read-only request. Its grammar forces what it
+        # hears into a command ("can you tell me a joke" came out as "can you tell
+        # me agenda"): when Whisper heard words, they are what was said.
+        if primary.usable:
+            return _nothing(primary, verifier, a, None, details)
         return GateDecision("read", b_cmds, b_cmds[0].action, "verifier_only", False, details)
     reason = "engines_disagree" if a_cmds and b_cmds else "not_confirmed"
     return GateDecision("confirm", proposal, proposal[0].action, reason, False, details)
@@ -260,6 +272,21 @@ def _weak_agreeing(
     for reading in repaired_readings(primary.text):
         if _same(_commands(parse(reading)), weak_cmds):
             return weak_cmds, reading
+    return None
+
+
+def _repaired_commands(
+    primary: Heard, a: Any, parse: Parse
+) -> tuple[tuple[Command, ...], str] | None:
+    """The state-changing commands of engine A's best reading with a misheard leading
+    "add" or "put" repaired, and that reading; None if there are none or A's reading
+    was refused. Only ever proposed in a question, never acted on alone."""
+    if not primary.usable or str(getattr(a, "reason", "")) in REFUSALS:
+        return None
+    for reading in repaired_readings(primary.text):
+        commands = _commands(parse(reading))
+        if commands and not any(c.action in READ_ONLY_ACTIONS for c in commands):
+            return commands, reading
     return None
 
 

@@ -105,6 +105,12 @@ def test_hallucination_and_silence_do_nothing(parser: IntentParser) -> None:
 
 def test_chatter_is_chat(parser: IntentParser) -> None:
     assert gate(parser, "I watched a great movie last night", "").decision == "chat"
+    # the verifier's grammar forces chatter into a request: Whisper's words win
+    joke = gate(parser, "can you tell me a joke", "can you tell me agenda")
+    assert (joke.decision, joke.commands) == ("chat", ())
+    assert joke.details["verifier_intent"] == "agenda.list"
+    unheard = gate(parser, "", "what's on my shopping list", a_rejected="no_speech")
+    assert (unheard.decision, unheard.reason) == ("read", "verifier_only")
 
 
 def test_agenda_times_must_agree(parser: IntentParser) -> None:
@@ -313,8 +319,17 @@ def test_a_misheard_leading_add_counts_only_with_the_verifiers_same_command(
     assert heard.details["agreed_reading"] == "add cheese to the shopping list"
     other = gate(parser, "and cheese to the shopping list", "add tea to the shopping list")
     assert other.decision == "confirm"
+    assert other.commands == (c.ShoppingAdd(item="cheese"),)  # engine A's, repaired
     alone = gate(parser, "and cheese to the shopping list", None)
-    assert alone.decision != "act"
+    assert (alone.decision, alone.reason) == ("confirm", "not_confirmed")
+    assert alone.details["repaired_reading"] == "add cheese to the shopping list"
+    unsure = gate(
+        parser, "And combo to the shopping list.", "add cod and gin to the shopping list",
+        b_rejected="weak",
+    )  # fmt: skip
+    assert unsure.decision == "confirm" and unsure.commands == (c.ShoppingAdd(item="combo"),)
+    assert gate(parser, "and don't add cheese to the list", None).decision == "reject"
+    assert gate(parser, "And jam.", None).decision == "chat"
     weak = gate(
         parser, "and cheese to the shopping list", "add cheese to the shopping list",
         b_rejected="weak",
