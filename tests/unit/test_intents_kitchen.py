@@ -81,6 +81,34 @@ def test_not_additions(parser: IntentParser, text: str, lang: str) -> None:
                 title="pick up the kids", start=dt.datetime(2026, 11, 30, 15, tzinfo=dt.UTC)
             ),
         ),
+        # the time first, or "set a reminder"
+        (
+            "remind me at six to start dinner",
+            "en",
+            c.AgendaAdd(title="start dinner", start=dt.datetime(2026, 11, 30, 18, tzinfo=dt.UTC)),
+        ),
+        (
+            "remind me tomorrow to call mom",
+            "en",
+            c.AgendaAdd(title="call mom", start=dt.date(2026, 12, 1)),
+        ),
+        (
+            "set a reminder to take out the trash at 8 pm",
+            "en",
+            c.AgendaAdd(
+                title="take out the trash", start=dt.datetime(2026, 11, 30, 20, tzinfo=dt.UTC)
+            ),
+        ),
+        (
+            "me lembra amanhã de ligar pra mãe",
+            "pt",
+            c.AgendaAdd(title="ligar pra mãe", start=dt.date(2026, 12, 1)),
+        ),
+        (
+            "cria um lembrete para levar o lixo às oito da noite",
+            "pt",
+            c.AgendaAdd(title="levar o lixo", start=dt.datetime(2026, 11, 30, 20, tzinfo=dt.UTC)),
+        ),
         (
             "me lembra de comprar pão amanhã",
             "pt",
@@ -100,6 +128,8 @@ def test_reminders(parser: IntentParser, text: str, lang: str, expected: c.Comma
 def test_a_reminder_without_a_date_is_not_an_entry(parser: IntentParser) -> None:
     assert parser.parse("remind me to call mom", now=NOW).commands == ()
     assert parser.parse("remember to call mom", now=NOW).commands == ()
+    assert parser.parse("set a reminder to call mom", now=NOW).commands == ()
+    assert parser.parse("remind me at six", now=NOW).commands == ()
     # a purchase with a date is not an item "flowers on friday" either
     assert parser.parse("buy flowers on friday", now=NOW).commands == ()
     assert parser.parse("me lembra de ligar pra mãe", lang="pt", now=NOW).commands == ()
