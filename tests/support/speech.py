@@ -36,6 +36,9 @@ from appliance.audio.pcm import decode_wav, from_float32, resample, to_float32
 CLEAR = {"noise_scale": 0.333, "noise_w_scale": 0.333}
 """Piper synthesis settings that are easy on speech recognisers."""
 
+FIXED = {"noise_scale": 0.0, "noise_w_scale": 0.0}
+"""Piper synthesis without its randomness: the same audio on every run."""
+
 BABBLE_SENTENCES = (
     "I think we should leave a bit earlier tomorrow because of the traffic.",
     "Did you see the game last night, it was completely unbelievable.",

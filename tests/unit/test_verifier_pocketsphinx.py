@@ -182,8 +182,7 @@ def test_a_deeper_voice_is_heard_through_the_frequency_warps() -> None:
         "remind me to call mom tomorrow at five p.m.",
     ]
     audio = [
-        speech.pad(speech.deeper(speech.piper(t, noise_scale=0, noise_w_scale=0), 0.85), 300, 500)
-        for t in said
+        speech.pad(speech.deeper(speech.piper(t, **speech.FIXED), 0.85), 300, 500) for t in said
     ]
     right: dict[tuple[float, ...], int] = {}
     warps_seen: set[float] = set()
