@@ -13,10 +13,10 @@ import unicodedata
 _ARTICLES = frozenset(
     {
         # English
-        "a", "an", "the", "some", "any", "my", "our",
+        "a", "an", "another", "the", "some", "any", "my", "our",
         # Portuguese
-        "o", "os", "as", "um", "uns", "uma", "umas", "meu", "meus", "minha", "minhas",
-        "algum", "alguns", "alguma", "algumas",
+        "o", "os", "as", "um", "uns", "uma", "umas", "outro", "outra", "meu", "meus",
+        "minha", "minhas", "algum", "alguns", "alguma", "algumas",
     }
 )  # fmt: skip
 

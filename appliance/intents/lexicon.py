@@ -87,6 +87,7 @@ class Quantities:
     and_a_half: tuple[Phrase, ...]
     one: frozenset[str]
     of: frozenset[str]
+    more: tuple[Phrase, ...]
 
 
 @dataclass(frozen=True)
@@ -207,6 +208,7 @@ def load_lexicon(lang: str) -> Lexicon:
             and_a_half=_phrases(quantities["and_a_half"]),
             one=_words(quantities["one"]),
             of=_words(quantities["of"]),
+            more=_phrases(quantities["more"]),
         ),
         conjunctions=_words(raw["conjunctions"]),
         compounds=_phrases(raw["compounds"]),

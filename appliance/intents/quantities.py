@@ -7,7 +7,7 @@ phrases. Units come from ``appliance.actions.items.UNIT_BY_ALIAS``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from appliance.actions.items import UNIT_BY_ALIAS, display_name
 from appliance.intents.lexicon import Lexicon, Phrase, Quantities
@@ -110,7 +110,7 @@ def _number(words: Sequence[Word], spans: Sequence[NumberSpan], q: Quantities) -
         half = _starts_with(words, number.end, q.and_a_half)
         return number.value + (0.5 if half else 0.0), number.end + half
     if start and start < len(words) and words[start].key in _UNITS:
-        return 1.0, start
+        return 1.0, start  # "a carton of milk", "another carton of milk"
     return None  # "an apple": an article, no quantity
 
 
@@ -123,8 +123,19 @@ def _leading_quantity(
     """The quantity said before the unit/item and the index of the next word."""
     for reader in _QUANTITY_READERS:
         found = reader(words, spans, lexicon.quantities)
-        if found is not None:
-            return found
+        if found is None:
+            continue
+        if reader is _vague and 0 < found[1] < len(words):
+            # "mais dois litros de leite": the amount after the vague word counts
+            skip = found[1]
+            shifted = [replace(s, start=s.start - skip, end=s.end - skip) for s in spans]
+            quantity, end = _leading_quantity(words[skip:], shifted, lexicon)
+            if quantity is not None:
+                return quantity, skip + end
+        quantity, end = found
+        if quantity is not None:  # "two more apples", "a couple more lemons"
+            end += _starts_with(words, end, lexicon.quantities.more)
+        return quantity, end
     return None, 0
 
 
@@ -142,6 +153,7 @@ def parse_item(original: str, words: Sequence[Word], lexicon: Lexicon) -> ItemSp
         index += 1
         half = _starts_with(words, index, q.and_a_half)
         quantity, index = quantity + (0.5 if half else 0.0), index + half
+        index += _starts_with(words, index, q.more)  # "a dozen more eggs"
         if index < len(words) and words[index].key in q.of:
             index += 1
         if index >= len(words):  # "two boxes": the unit word is the item

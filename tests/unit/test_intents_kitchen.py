@@ -186,3 +186,37 @@ def test_unit_words_that_are_items(parser: IntentParser, text: str, item: str) -
     (command,) = parser.parse(text).commands
     assert isinstance(command, c.ShoppingAdd)
     assert (command.item, command.unit) == (item, None)
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "expected"),
+    [
+        ("add two more apples", "en", c.ShoppingAdd(item="apples", quantity=2)),
+        ("add a couple more lemons", "en", c.ShoppingAdd(item="lemons", quantity=2)),
+        ("add a dozen more eggs", "en", c.ShoppingAdd(item="eggs", quantity=1, unit="dozen")),
+        (
+            "add another carton of milk",
+            "en",
+            c.ShoppingAdd(item="milk", quantity=1, unit="carton"),
+        ),
+        ("add another loaf of bread", "en", c.ShoppingAdd(item="bread", quantity=1, unit="loaf")),
+        ("add another milk", "en", c.ShoppingAdd(item="milk")),
+        ("add some more milk", "en", c.ShoppingAdd(item="milk")),
+        ("add two extra large eggs", "en", c.ShoppingAdd(item="extra large eggs", quantity=2)),
+        (
+            "adiciona mais dois litros de leite",
+            "pt",
+            c.ShoppingAdd(item="leite", quantity=2, unit="l"),
+        ),
+        (
+            "adiciona outro pacote de café",
+            "pt",
+            c.ShoppingAdd(item="café", quantity=1, unit="pack"),
+        ),
+        ("adiciona outro café", "pt", c.ShoppingAdd(item="café")),
+    ],
+)
+def test_more_of_something(parser: IntentParser, text: str, lang: str, expected: c.Command) -> None:
+    # "more" and "another" are not part of the item: "more apples" would be a second
+    # item next to "apples"
+    assert parser.parse(text, lang=lang, now=NOW).commands == (expected,)
