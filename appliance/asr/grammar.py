@@ -479,6 +479,23 @@ def cmudict() -> Mapping[str, str]:
     return words
 
 
+@cache
+def cmudict_variants() -> Mapping[str, tuple[str, ...]]:
+    """Word -> phones of its other variants in the bundled dictionary ("tomato(2)"),
+    for the words that have more than one."""
+    import pocketsphinx  # type: ignore[import-untyped,unused-ignore]
+
+    path = pocketsphinx.get_model_path("en-us/cmudict-en-us.dict")
+    variants: dict[str, list[str]] = {}
+    with Path(path).open(encoding="utf-8") as lines:
+        for line in lines:
+            word, _, phones = line.strip().partition(" ")
+            base, bracket, _ = word.partition("(")
+            if bracket:
+                variants.setdefault(base, []).append(phones.strip())
+    return {word: tuple(found) for word, found in variants.items()}
+
+
 def _plural(phones: str) -> str:
     last = phones.rsplit(maxsplit=1)[-1]
     if last in _SIBILANT:

@@ -27,7 +27,7 @@ alone 25 of 72, with 0.8 as well 55; the joe voice kept 24 of 24, espeak-ng 13 a
 (1.0 with 0.7 read 65, in a probe that meant to add 0.8 too but, through the static
 warp below, decoded that one at 1.0: 0.7 may be the better second factor, not yet
 benchmarked.) A factor of 1.2 did nothing for higher voices. Each factor
-costs as much CPU as the first (~0.12x real time) and ~180 MB (the grammar's search);
+costs as much CPU as the first (~0.12x real time) and ~165 MB (mostly the grammar's search);
 the default is (1.0, 0.8). A decoder's warp cannot be changed in place
 (``reinit_feat``: the library keeps one warp for the whole process, read when a
 filter bank is built), hence a decoder per factor.
@@ -52,7 +52,14 @@ import numpy as np
 import pocketsphinx  # type: ignore[import-untyped,unused-ignore]
 
 from appliance.asr.base import REJECT_LOW_CONFIDENCE, REJECT_NO_SPEECH, REJECT_WEAK, AsrError
-from appliance.asr.grammar import ANSWER_RULE, Automaton, Grammar, compile_automaton
+from appliance.asr.grammar import (
+    ANSWER_RULE,
+    Automaton,
+    Grammar,
+    cmudict,
+    cmudict_variants,
+    compile_automaton,
+)
 from appliance.asr.verifier import (
     REJECT_OUT_OF_GRAMMAR,
     Result,
@@ -74,7 +81,9 @@ def _is_filler(word: str) -> bool:
 def _config(settings: VerifierSettings, warp: float) -> pocketsphinx.Config:
     config = pocketsphinx.Config(
         hmm=pocketsphinx.get_model_path("en-us/en-us"),
-        dict=pocketsphinx.get_model_path("en-us/cmudict-en-us.dict"),
+        # No dictionary file: the grammar's words are added (``_dictionary``). The
+        # bundled one (134k words) took 23 MB in each decoder, phone loops included.
+        dict=None,
         lm=None,
         loglevel="FATAL",
         bestpath=False,
@@ -91,6 +100,21 @@ def _config(settings: VerifierSettings, warp: float) -> pocketsphinx.Config:
 _CREATE_LOCK = threading.Lock()
 """Decoders are created one at a time: the frequency warp is set through those static
 variables, and the filter bank is built from them when a decoder is created."""
+
+
+def _dictionary(grammar: Grammar) -> dict[str, str]:
+    """Word (alternative pronunciations as "word(2)") -> phones, for every word of
+    ``grammar``: the bundled dictionary's, or the grammar's own for words it lacks."""
+    known, variants = cmudict(), cmudict_variants()
+    entries: dict[str, str] = {}
+    for word in sorted(grammar.words):
+        phones = known.get(word) or grammar.pronunciations.get(word)
+        if phones is None:  # the grammar keeps only words it can pronounce
+            raise AsrError(f"the grammar's word {word!r} has no pronunciation")
+        entries[word] = phones
+        for number, other in enumerate(variants.get(word, ()), start=2):
+            entries[f"{word}({number})"] = other
+    return entries
 
 
 def _transitions(
@@ -133,16 +157,15 @@ class _Channel:
 
     def load(
         self,
-        pronunciations: Mapping[str, str],
+        dictionary: Mapping[str, str],
         automata: Sequence[tuple[str, Automaton]],
         old: Sequence[str],
     ) -> None:
-        """Swap in a grammar's searches (sentences first, then answers). Each old search
-        goes before its successor is built: the sentences of a grammar take ~200 MB,
-        and two at once during a swap were the node's peak of memory."""
-        new_words = [
-            (w, p) for w, p in pronunciations.items() if self.decoder.lookup_word(w) is None
-        ]
+        """Swap in a grammar's searches (sentences first, then answers), after the
+        words it needs. Each old search goes before its successor is built: the
+        sentences of a grammar take ~150 MB, and two at once during a swap were the
+        node's peak of memory."""
+        new_words = [(w, p) for w, p in dictionary.items() if self.decoder.lookup_word(w) is None]
         for index, (word, phones) in enumerate(new_words):
             self.decoder.add_word(word, phones, index == len(new_words) - 1)
         for index, (name, automaton) in enumerate(automata):
@@ -260,6 +283,7 @@ class PocketSphinxVerifier(StreamingVerifier):
 
     def _load(self, grammar: Grammar) -> None:
         names = (f"g{grammar.key}", f"a{grammar.key}")
+        dictionary = _dictionary(grammar)
         automata = [
             (name, compile_automaton(grammar.rules, rule))
             for name, rule in zip(names, ("utterance", ANSWER_RULE), strict=True)
@@ -267,7 +291,7 @@ class PocketSphinxVerifier(StreamingVerifier):
         old, self._searches = self._searches or (), None  # none usable until loaded
         try:
             for channel in self._channels:
-                channel.load(grammar.pronunciations, automata, old)
+                channel.load(dictionary, automata, old)
         except (RuntimeError, ValueError) as err:
             raise AsrError(f"PocketSphinx rejected the grammar: {err}") from err
         self._searches = names

@@ -135,7 +135,7 @@ class VerifierSettings(BaseModel):
         "normalisation); the audio is decoded once per factor and the best-scoring "
         "reading kept. 0.8 hears deeper voices (on a Piper voice made deeper, 25 of 72 "
         "commands right with 1.0 alone, 55 with 1.0 and 0.8, 65 with 1.0 and 0.7); each "
-        "factor costs as much CPU as the first and ~180 MB of memory.",
+        "factor costs as much CPU as the first and ~165 MB of memory.",
     )
 
     @field_validator("pocketsphinx_warps")

@@ -13,7 +13,7 @@ import pytest
 
 from appliance.asr.base import REJECT_NO_SPEECH, AsrError
 from appliance.asr.grammar import build_grammar
-from appliance.asr.pocketsphinx_engine import PocketSphinxVerifier
+from appliance.asr.pocketsphinx_engine import PocketSphinxVerifier, _dictionary
 from appliance.asr.verifier import VerifierSettings
 from appliance.audio import denoise
 from appliance.intents import IntentParser
@@ -244,6 +244,19 @@ def test_answers_only_and_grammar_swap(verifier: PocketSphinxVerifier, speaker: 
     assert verifier.wait_idle()
 
 
+def test_the_decoders_know_the_grammars_words_with_their_variants() -> None:
+    # No dictionary file (the bundled one took 23 MB per decoder): every word the
+    # grammar can produce is added, with the dictionary's other pronunciations.
+    grammar = build_grammar("en", ["blue cheese"])
+    entries = _dictionary(grammar)
+    bases = {word.split("(")[0] for word in entries}
+    assert bases == set(grammar.words)
+    assert entries["tomatoes"] == "T AH M EY T OW Z"
+    assert entries["tomatoes(2)"] == "T AH M AA T OW Z"
+    derived = next(iter(grammar.pronunciations))
+    assert entries[derived] == grammar.pronunciations[derived]
+
+
 def test_other_languages_are_refused() -> None:
     with pytest.raises(AsrError):
         PocketSphinxVerifier(build_grammar("pt"))
@@ -252,8 +265,9 @@ def test_other_languages_are_refused() -> None:
 def test_a_grammar_the_decoder_refuses_fails_at_construction() -> None:
     """The first grammar loads on the worker thread, and what goes wrong there is
     raised by the constructor, not at the first utterance."""
-    broken = dataclasses.replace(
-        build_grammar("en"), pronunciations={"blorp": "QQ ZZ"}, key="broken"
-    )
+    grammar = build_grammar("en")
+    derived = next(iter(grammar.pronunciations))  # a word the dictionary lacks
+    phones = {**grammar.pronunciations, derived: "QQ ZZ"}
+    broken = dataclasses.replace(grammar, pronunciations=phones, key="broken")
     with pytest.raises(AsrError, match="grammar"):
         PocketSphinxVerifier(broken)
