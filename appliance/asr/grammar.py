@@ -70,7 +70,7 @@ _EN_RULES: dict[str, str] = {
     "can|cans|tin|tins|box|boxes|jar|jars|bag|bags|loaf|loaves|bunch|bunches|carton|"
     "cartons|piece|pieces|gallon|gallons|quart|quarts|pint|pints|stick|sticks|head|heads|"
     "roll|rolls|tub|tubs|bar|bars|tray|trays)",
-    "quantity": "(<number> [<unit> [of]]|(a|an|one|another) <unit> [of]|"
+    "quantity": "(<number> [more] [<unit> [of]]|(a|an|one|another) <unit> [of]|"
     "half (a|an) <unit> [of]|a half <unit> [of]|"
     "(one|a) <unit> and a half [of]|a couple [of]|some|some more|more|a few|"
     "a little|a bit of|a lot of|lots of|extra|the|my|our|a|an|another|any)",

@@ -159,6 +159,10 @@ def test_polite_commands_and_reminders(parser: IntentParser) -> None:
         ("don't forget to add milk to the shopping list", "shopping.add"),
         ("remember to buy some bread", "shopping.add"),
         ("remember to take out the trash tonight at eight", "agenda.add"),
+        ("add two more apples to the shopping list", "shopping.add"),
+        ("add another carton of milk to the list", "shopping.add"),
+        ("remind me tomorrow at five p.m. to call mom", "agenda.add"),
+        ("set a reminder to take out the trash at eight p.m.", "agenda.add"),
     ]:
         assert en.accepts(text), text
         result = parser.parse(text, now=now)
