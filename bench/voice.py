@@ -66,6 +66,8 @@ COMMANDS = [
     "remind me to take out the trash tonight at eight",
     "add milk, eggs and bread to the shopping list",
     "don't forget to buy lemons",
+    "add two more apples to the shopping list",
+    "set a reminder to water the plants tomorrow at nine am",
 ]
 NOT_COMMANDS = [
     "the weather is lovely today",
