@@ -31,6 +31,7 @@ Decisions:
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
@@ -185,8 +186,8 @@ def _alternative_agreeing(
     primary: Heard, a: Any, b_cmds: Sequence[Command], parse: Parse, vocabulary: Collection[str]
 ) -> tuple[int, str] | None:
     """Engine A's first other reading that gives engine B's state-changing commands,
-    with its rank (2 = second best; the beam's readings, then A's best with a misheard
-    leading "add" repaired); None when there is none, or when A's best reading or a
+    with its rank (2 = second best; the beam's readings, then A's best mended:
+    ``mended_readings``); None when there is none, or when A's best reading or a
     likelier one was refused (a negation must never be skipped)."""
     if not b_cmds or not primary.usable:
         return None
@@ -196,7 +197,7 @@ def _alternative_agreeing(
         return None
     if names_known_items(_commands(a), vocabulary):
         return None
-    readings = [*primary.alternatives, *repaired_readings(primary.text)]
+    readings = [*primary.alternatives, *mended_readings(primary.text)]
     for rank, text in enumerate(readings, start=2):
         result = parse(text)
         if str(getattr(result, "reason", "")) in REFUSALS:
@@ -314,6 +315,29 @@ def repaired_readings(text: str) -> list[str]:
     if verb is None or not _TARGETS & {w.strip(",.!?").lower() for w in words[1].split()}:
         return []
     return [f"{verb} {words[1]}"]
+
+
+_VERBS = frozenset({"add", "put", "stick", "throw", "write", "pop", "remove", "take", "delete"})
+_OUT_ON = re.compile(r"^((?:we're|we are|were|we|i'm|i am)(?: all)? out) (?:on|in|at|off)\b", re.I)
+_TARGET_AFTER = re.compile(r"\b(to|on|onto)\b.*\b(list|calendar|agenda)\b", re.I)
+
+
+def mended_readings(text: str) -> list[str]:
+    """``repaired_readings``, and what else Whisper tiny gets wrong in a way only the
+    verifier's very same commands can settle: a leading verb it did not hear at all
+    ("banana on the shopping list", after a clipped "put") and "out of" heard as "out
+    on/in" ("we're out in coffee"). These readings are for agreement alone, never
+    proposed in a question: "works on my shopping list" (for "what's on ...") would
+    become "add works"."""
+    readings = repaired_readings(text)
+    stripped = text.strip()
+    first = stripped.split(maxsplit=1)[0].lower().strip(",.") if stripped else ""
+    if first and not readings and first not in _VERBS and _TARGET_AFTER.search(stripped):
+        readings += [f"add {stripped}", f"put {stripped}"]
+    out_of = _OUT_ON.sub(r"\1 of", stripped)
+    if out_of != stripped:
+        readings.append(out_of)
+    return readings
 
 
 def _nothing(

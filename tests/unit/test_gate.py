@@ -356,3 +356,25 @@ def test_a_misheard_leading_add_counts_only_with_the_verifiers_same_command(
     egg = gate(parser, "egg carrots to the list", "add carrots to the list")
     assert egg.commands == (c.ShoppingAdd(item="carrots"),) and egg.decision == "act"
     assert gate(parser, "egg carrots to the list", "add eggs carrots to the list").decision != "act"
+
+
+def test_a_missing_verb_or_a_misheard_of_counts_only_with_the_verifiers_same_command(
+    parser: IntentParser,
+) -> None:
+    clipped = gate(parser, "banana on the shopping list", "put bananas on the shopping list")
+    assert (clipped.decision, clipped.reason) == ("act", "alternative")
+    assert clipped.commands == (c.ShoppingAdd(item="bananas"),)
+    out = gate(parser, "we're out in coffee", "we are out of coffee")
+    assert out.decision == "act" and out.commands == (c.ShoppingAdd(item="coffee"),)
+    # another item, a weak verifier, or no verifier: nothing runs
+    assert gate(parser, "banana on the shopping list", "put beans on the list").decision != "act"
+    weak = gate(
+        parser, "banana on the shopping list", "put bananas on the shopping list",
+        b_rejected="weak",
+    )  # fmt: skip
+    assert weak.decision != "act"
+    assert gate(parser, "we're out in coffee", "").decision == "chat"
+    # never proposed in a question: "what's" heard as "works"
+    alone = gate(parser, "works on my shopping list", None)
+    assert (alone.decision, alone.commands) == ("chat", ())
+    assert gate(parser, "don't banana on the list", "put bananas on the list").decision != "act"
