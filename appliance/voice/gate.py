@@ -18,9 +18,8 @@ Decisions:
 - ``confirm``: one engine heard a state-changing command the other did not confirm:
   change nothing, ask ("Did you want to add oat milk?"). Engine A's best reading
   with a misheard leading "add" repaired counts as one it heard, for the question
-  only. Also when both agree but a
-  beam alternative of engine A gives the same action on another item the verifier
-  knows (``rival_item``: "oatmeal" and "oat milk").
+  only. Also when both agree but a beam alternative of engine A gives the same action
+  on another item the verifier knows (``rival_item``: "oatmeal" and "oat milk").
 - ``read``: a read-only request (list, next event): runs on engine A alone; a
   disagreement is recorded.
 - ``reject``: understood, but refused (a negation, another list, a bad slot).
@@ -138,16 +137,18 @@ def decide(
         "primary_intent": getattr(a, "intent", None),
         "verifier_intent": getattr(b, "intent", None),
     }
+    # Engine A's best reading with a misheard leading verb put back, when that is what
+    # made it a command ("and kombucha to the shopping list").
+    repaired = _repaired_commands(primary, a, parse) if not a_cmds else None
     # A weak verifier transcript is never "usable" (b_cmds is empty), so this is the
     # only way it can count.
-    weak = _weak_agreeing(primary, a, a_cmds, verifier, parse)
+    weak = _weak_agreeing(primary, a, a_cmds, verifier, parse, repaired=repaired)
     if weak is not None:
         return _unless_rival(
             GateDecision("act", weak[0], weak[0][0].action, "weak_verifier", True,
                          {**details, "agreed_reading": weak[1]}),
             primary, parse, vocabulary,
         )  # fmt: skip
-    repaired = _repaired_commands(primary, a, parse) if not a_cmds else None
     if not a_cmds and not b_cmds and repaired is None:
         return _nothing(primary, verifier, a, b, details)
     if a_cmds and all(c.action in READ_ONLY_ACTIONS for c in a_cmds):
@@ -257,10 +258,17 @@ def names_known_items(commands: Sequence[Command], vocabulary: Collection[str]) 
 
 
 def _weak_agreeing(
-    primary: Heard, a: Any, a_cmds: Sequence[Command], verifier: Heard | None, parse: Parse
+    primary: Heard,
+    a: Any,
+    a_cmds: Sequence[Command],
+    verifier: Heard | None,
+    parse: Parse,
+    *,
+    repaired: tuple[tuple[Command, ...], str] | None,
 ) -> tuple[tuple[Command, ...], str] | None:
     """The state-changing commands a "weak" verifier transcript gives when they are
-    exactly engine A's best reading (or that reading with a misheard "add" or "put" repaired)."""
+    exactly engine A's best reading (or ``repaired``, that reading with a misheard
+    "add" or "put" put back)."""
     if verifier is None or verifier.rejected != WEAK or not verifier.text.strip():
         return None
     if not primary.usable or str(getattr(a, "reason", "")) in REFUSALS:
@@ -270,9 +278,8 @@ def _weak_agreeing(
         return None
     if a_cmds:
         return (tuple(a_cmds), primary.text) if _same(a_cmds, weak_cmds) else None
-    for reading in repaired_readings(primary.text):
-        if _same(_commands(parse(reading)), weak_cmds):
-            return weak_cmds, reading
+    if repaired is not None and _same(repaired[0], weak_cmds):
+        return weak_cmds, repaired[1]
     return None
 
 
@@ -281,7 +288,8 @@ def _repaired_commands(
 ) -> tuple[tuple[Command, ...], str] | None:
     """The state-changing commands of engine A's best reading with a misheard leading
     "add" or "put" repaired, and that reading; None if there are none or A's reading
-    was refused. Only ever proposed in a question, never acted on alone."""
+    was refused. Never acted on alone: only with a verifier's same commands, or
+    proposed in a question."""
     if not primary.usable or str(getattr(a, "reason", "")) in REFUSALS:
         return None
     for reading in repaired_readings(primary.text):
@@ -317,7 +325,6 @@ def repaired_readings(text: str) -> list[str]:
     return [f"{verb} {words[1]}"]
 
 
-_VERBS = frozenset({"add", "put", "stick", "throw", "write", "pop", "remove", "take", "delete"})
 _OUT_ON = re.compile(r"^((?:we're|we are|were|we|i'm|i am)(?: all)? out) (?:on|in|at|off)\b", re.I)
 _TARGET_AFTER = re.compile(r"\b(to|on|onto)\b.*\b(list|calendar|agenda)\b", re.I)
 
@@ -331,8 +338,7 @@ def mended_readings(text: str) -> list[str]:
     become "add works"."""
     readings = repaired_readings(text)
     stripped = text.strip()
-    first = stripped.split(maxsplit=1)[0].lower().strip(",.") if stripped else ""
-    if first and not readings and first not in _VERBS and _TARGET_AFTER.search(stripped):
+    if not readings and _TARGET_AFTER.search(stripped):
         readings += [f"add {stripped}", f"put {stripped}"]
     out_of = _OUT_ON.sub(r"\1 of", stripped)
     if out_of != stripped:
