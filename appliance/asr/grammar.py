@@ -465,35 +465,34 @@ _SIBILANT = frozenset({"S", "Z", "SH", "ZH", "CH", "JH"})
 
 
 @cache
-def cmudict() -> Mapping[str, str]:
-    """Word -> phones of PocketSphinx's bundled US English dictionary (first variant)."""
+def _read_cmudict() -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:
+    """PocketSphinx's bundled US English dictionary, read once: each word's first
+    variant, and the other variants of the words that have more than one."""
     import pocketsphinx  # type: ignore[import-untyped,unused-ignore]
 
     path = pocketsphinx.get_model_path("en-us/cmudict-en-us.dict")
     words: dict[str, str] = {}
-    with Path(path).open(encoding="utf-8") as lines:
-        for line in lines:
-            word, _, phones = line.strip().partition(" ")
-            if word and "(" not in word:
-                words[word] = phones.strip()
-    return words
-
-
-@cache
-def cmudict_variants() -> Mapping[str, tuple[str, ...]]:
-    """Word -> phones of its other variants in the bundled dictionary ("tomato(2)"),
-    for the words that have more than one."""
-    import pocketsphinx  # type: ignore[import-untyped,unused-ignore]
-
-    path = pocketsphinx.get_model_path("en-us/cmudict-en-us.dict")
-    variants: dict[str, list[str]] = {}
+    others: dict[str, list[str]] = {}
     with Path(path).open(encoding="utf-8") as lines:
         for line in lines:
             word, _, phones = line.strip().partition(" ")
             base, bracket, _ = word.partition("(")
             if bracket:
-                variants.setdefault(base, []).append(phones.strip())
-    return {word: tuple(found) for word, found in variants.items()}
+                others.setdefault(base, []).append(phones.strip())
+            elif word:
+                words[word] = phones.strip()
+    return words, {word: tuple(found) for word, found in others.items()}
+
+
+def cmudict() -> Mapping[str, str]:
+    """Word -> phones of PocketSphinx's bundled US English dictionary (first variant)."""
+    return _read_cmudict()[0]
+
+
+def cmudict_variants() -> Mapping[str, tuple[str, ...]]:
+    """Word -> phones of its other variants in the bundled dictionary ("tomato(2)"),
+    for the words that have more than one."""
+    return _read_cmudict()[1]
 
 
 def _plural(phones: str) -> str:

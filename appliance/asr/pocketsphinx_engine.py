@@ -25,12 +25,13 @@ Measured on 24 commands said by the joe voice made deeper three ways (played at 
 and 0.8 of its speed, and pitched down by sox), read right (accepted or weak): warp 1.0
 alone 25 of 72, with 0.8 as well 55; the joe voice kept 24 of 24, espeak-ng 13 and 12.
 (1.0 with 0.7 read 65 in that probe, but over the whole voice benchmark, 6 voices
-and 3 noise conditions, it was accepted 49.1% against 49.8% with 0.8: deeper
-voices gained, noisy and espeak-ng ones lost.) A factor of 1.2 did nothing for higher
-voices. Each factor costs as much CPU as the first (~0.12x real time) and ~165 MB
-(mostly the grammar's search); the default is (1.0, 0.8). A decoder's warp cannot be
-changed in place (``reinit_feat``: the library keeps one warp for the whole process, read when a
-filter bank is built), hence a decoder per factor.
+and 3 noise conditions, it was accepted 49.1% against 49.8% with 0.8: no better, within
+what two runs of the same code differ by, as Piper's synthesis is random.) A factor
+of 1.2 did nothing for higher voices. Each factor costs as much CPU as the first
+(~0.12x real time) and ~165 MB (mostly the grammar's search); the default is (1.0,
+0.8). A decoder's warp cannot be changed in place (``reinit_feat``: the library keeps
+one warp for the whole process, read when a filter bank is built), hence a decoder
+per factor.
 
 Cepstral mean normalisation is live and carries over from one utterance to the next
 (it adapts to the room and microphone); an utterance with no grammar hypothesis at

@@ -135,8 +135,8 @@ class VerifierSettings(BaseModel):
         "normalisation); the audio is decoded once per factor and the best-scoring "
         "reading kept. 0.8 hears deeper voices (on a Piper voice made deeper, 25 of 72 "
         "commands right with 1.0 alone, 55 with 1.0 and 0.8; 0.7 instead of 0.8 did not "
-        "do better over the whole voice benchmark); each "
-        "factor costs as much CPU as the first and ~165 MB of memory.",
+        "do better over the whole voice benchmark); each factor costs as much CPU as "
+        "the first and ~165 MB of memory.",
     )
 
     @field_validator("pocketsphinx_warps")
