@@ -13,8 +13,10 @@ verifier engines:
 
 Wildcard slots become bounded sub-grammars: ``{item}`` the known items (list
 items, past items, a built-in grocery list in ``groceries/<lang>.txt``) with
-optional quantities and units; ``{event}`` a title vocabulary plus the date/time
-sub-grammar; ``{when}`` dates and times. Yes/no answers are in the grammar too
+optional quantities and units (English units take "of": "a gallon of milk", "a
+dozen eggs"; with "of" optional PocketSphinx heard "a gallon oat milk"), up to two,
+or three when adding ("milk, eggs and bread", the comma a ``PAUSE``); ``{event}`` a
+title vocabulary plus the date/time sub-grammar; ``{when}`` dates and times. Yes/no answers are in the grammar too
 (``<answer>``; ``Grammar.answers_jsgf`` holds them alone, for confirmations).
 Built grammars are cached by (lang, items).
 """
@@ -55,6 +57,11 @@ _LOGGER = logging.getLogger(__name__)
 
 ANSWER_RULE = "answer"
 UNK = "[unk]"
+PAUSE = ","
+"""The grammar's only non-word: a pause between two items of a list ("milk, eggs and
+bread"), which the parser reads as a comma. PocketSphinx hears it as silence (phone
+``SIL``); Vosk's sample sentences leave it out."""
+PAUSE_PHONES = "SIL"
 _CACHE_SIZE = 8
 _MAX_ENUMERATION = 5000
 _SAMPLES_PER_SENTENCE = 12
@@ -66,16 +73,18 @@ _EN_RULES: dict[str, str] = {
     "sixteen|eighteen|twenty|twenty four|thirty|forty|fifty|a hundred|one hundred|"
     "two hundred|two hundred and fifty|five hundred)",
     "unit": "(liter|liters|litre|litres|kilo|kilos|kilogram|kilograms|gram|grams|pound|"
-    "pounds|ounce|ounces|dozen|pack|packs|package|packages|packet|packets|bottle|bottles|"
+    "pounds|ounce|ounces|pack|packs|package|packages|packet|packets|bottle|bottles|"
     "can|cans|tin|tins|box|boxes|jar|jars|bag|bags|loaf|loaves|bunch|bunches|carton|"
     "cartons|piece|pieces|gallon|gallons|quart|quarts|pint|pints|stick|sticks|head|heads|"
     "roll|rolls|tub|tubs|bar|bars|tray|trays)",
-    "quantity": "(<number> [more] [<unit> [of]]|(a|an|one|another) <unit> [of]|"
-    "half (a|an) <unit> [of]|a half <unit> [of]|"
-    "(one|a) <unit> and a half [of]|a couple [of]|some|some more|more|a few|"
-    "a little|a bit of|a lot of|lots of|extra|the|my|our|a|an|another|any)",
+    "measure": "(<unit> of|dozen)",
+    "quantity": "(<number> [more] [<measure>]|(a|an|one|another) <measure>|"
+    "half (a|an) <measure>|a half <measure>|"
+    "(one|a) <unit> and a half of|a couple [of]|some|some more|more|a few|"
+    "a little|a bit of|a lot of|lots of|extra|the|my|a|an|another)",
     "item": "[<quantity>] <item_name>",
     "items": "<item> [and <item>]",
+    "item_list": "(<items>|<item> (<pause>|and) <item> and <item>)",
     "hour": "(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)",
     "minutes": "(oh five|ten|fifteen|twenty|twenty five|thirty|thirty five|forty|"
     "forty five|fifty|fifty five)",
@@ -154,6 +163,7 @@ _PT_RULES: dict[str, str] = {
     "algumas|um pouco de|bastante)",
     "item": "[<quantity>] <item_name>",
     "items": "<item> [e <item>]",
+    "item_list": "<items>",
     "hour": "(uma|duas|três|quatro|cinco|seis|sete|oito|nove|dez|onze|doze|treze|"
     "quatorze|catorze|quinze|dezesseis|dezessete|dezoito|dezenove|vinte|vinte e uma|"
     "vinte e duas|vinte e três)",
@@ -230,6 +240,11 @@ _SLOT_RULES = {
     "list_name": "other_list_name",
 }
 _DEFAULT_WILDCARD_RULE = "title"
+_LIST_INTENTS = frozenset({"shopping.add"})
+"""Intents whose items may be a list of three ("milk, eggs and bread"): ``item_list``
+instead of ``items``. Only adding, as that is how lists are said; each further item
+costs the PocketSphinx search as much memory as the item vocabulary of every sentence
+that has it."""
 
 
 # -- a small grammar tree --------------------------------------------------------------
@@ -870,7 +885,7 @@ def _phrases(rules: Mapping[str, Node], sentence_rules: Iterable[str]) -> tuple[
     out: dict[str, None] = {}
     for rule in sentence_rules:
         for _ in range(_SAMPLES_PER_SENTENCE):
-            out[" ".join(sampler.sample(Ref(rule)))] = None
+            out[" ".join(w for w in sampler.sample(Ref(rule)) if w != PAUSE)] = None
     for _ in range(len(_alternatives(rules["item_name"]))):  # every item at least once
         out[" ".join(sampler.sample(Ref("item")))] = None
     for _ in range(len(_alternatives(rules["event"])) * 3):
@@ -931,9 +946,22 @@ def _template_rules(lang: str) -> tuple[dict[str, Node], dict[str, tuple[str, ..
             for sentence in block["sentences"]:
                 rule = f"s_{_ident(intent)}_{len(names)}"
                 rules[rule] = parse_template(sentence, "r_")
+                if intent in _LIST_INTENTS:
+                    rules[rule] = _renamed(rules[rule], "items", "item_list")
                 names.append(rule)
         intents[intent] = tuple(names)
     return rules, intents
+
+
+def _renamed(node: Node, old: str, new: str) -> Node:
+    """``node`` with its references to rule ``old`` made to ``new``."""
+    if isinstance(node, Ref):
+        return Ref(new) if node.name == old else node
+    if isinstance(node, Seq):
+        return Seq(tuple(_renamed(i, old, new) for i in node.items))
+    if isinstance(node, Alt):
+        return Alt(tuple(_renamed(i, old, new) for i in node.items), node.optional)
+    return node
 
 
 # One closing word after a command ("put coffee on the list, please"). Measured on
@@ -994,6 +1022,7 @@ def _build(lang: str, items: tuple[str, ...]) -> Grammar:
     rules, intents = _template_rules(lang)
     for name, body in _RULES[lang].items():
         rules[name] = parse_template(body)
+    rules["pause"] = Word(PAUSE)
     names = tuple(dict.fromkeys((*items, *groceries(lang))))
     rules["item_name"] = Alt(tuple(_seq(Word(w) for w in n.split()) for n in names))
     _slot_fallbacks(rules)
@@ -1017,8 +1046,9 @@ def _build(lang: str, items: tuple[str, ...]) -> Grammar:
     dropped: list[str] = []
     if lang == "en":
         dictionary = cmudict()
+        pronunciations[PAUSE] = PAUSE_PHONES
         for word in sorted({w for r in rules.values() for w in _node_words(r)}):
-            if word in dictionary:
+            if word in dictionary or word in pronunciations:
                 continue
             phones = derive_pronunciation(word, dictionary)
             if phones is None:

@@ -28,7 +28,7 @@ alone 25 of 72, with 0.8 as well 55; the joe voice kept 24 of 24, espeak-ng 13 a
 and 3 noise conditions, it was accepted 49.1% against 49.8% with 0.8: no better, within
 what two runs of the same code differ by, as Piper's synthesis is random.) A factor
 of 1.2 did nothing for higher voices. Each factor costs as much CPU as the first
-(~0.12x real time) and ~165 MB (mostly the grammar's search); the default is (1.0,
+(~0.12x real time) and ~155 MB (mostly the grammar's search); the default is (1.0,
 0.8). A decoder's warp cannot be changed in place (``reinit_feat``: the library keeps
 one warp for the whole process, read when a filter bank is built), hence a decoder
 per factor.
@@ -55,6 +55,7 @@ import pocketsphinx  # type: ignore[import-untyped,unused-ignore]
 from appliance.asr.base import REJECT_LOW_CONFIDENCE, REJECT_NO_SPEECH, REJECT_WEAK, AsrError
 from appliance.asr.grammar import (
     ANSWER_RULE,
+    PAUSE,
     Automaton,
     Grammar,
     cmudict,
@@ -73,10 +74,33 @@ _LOGGER = logging.getLogger(__name__)
 _ALT_PRONUNCIATION = re.compile(r"\(\d+\)$")
 _CONFIDENCE_SCALE = 6.0  # score units per logistic unit around the threshold
 _MIN_WORD_FRAMES = 15  # 150 ms
+_MIN_PAUSE_FRAMES = 15  # 150 ms
 
 
 def _is_filler(word: str) -> bool:
-    return word.startswith(("<", "[", "+")) or word == "(NULL)"
+    """Silence and noise (the decoder's fillers, and the grammar's pause)."""
+    return word.startswith(("<", "[", "+")) or word in ("(NULL)", PAUSE)
+
+
+def _text(hypothesis: str) -> str:
+    """The grammar's words, a pause written as a comma ("milk, eggs and bread")."""
+    return " ".join(hypothesis.split()).replace(f" {PAUSE}", PAUSE)
+
+
+def _pauses(segments: Sequence[tuple[str, int, int, float]]) -> tuple[tuple[str, str], ...]:
+    """The words on either side of each of the grammar's pauses that was heard as one
+    (``_MIN_PAUSE_FRAMES``), as ("milk", "eggs"); the decoder can also squeeze a pause
+    into a few frames of no silence at all ("chocolate milk")."""
+    words = [(w, end - start + 1) for w, start, end, _ in segments if w != "(NULL)"]
+    out: list[tuple[str, str]] = []
+    for index, (word, frames) in enumerate(words):
+        if word != PAUSE or frames < _MIN_PAUSE_FRAMES:
+            continue
+        before = [w for w, _ in words[:index] if not _is_filler(w)]
+        after = [w for w, _ in words[index + 1 :] if not _is_filler(w)]
+        if before and after:
+            out.append((before[-1], after[0]))
+    return tuple(out)
 
 
 def _config(settings: VerifierSettings, warp: float) -> pocketsphinx.Config:
@@ -209,7 +233,8 @@ class _Channel:
             (_ALT_PRONUNCIATION.sub("", s.word), s.start_frame, s.end_frame, s.ascore)
             for s in self.decoder.seg()
         ]
-        return _Reading(" ".join(hypothesis.hypstr.split()), self.scores(segments), heard_some)
+        scores = {**self.scores(segments), "pauses": _pauses(segments)}
+        return _Reading(_text(hypothesis.hypstr), scores, heard_some)
 
     def restore_cmn(self) -> None:
         """Undo this utterance's update of the cepstral means (live CMN)."""

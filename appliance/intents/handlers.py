@@ -263,7 +263,9 @@ def _event(ctx: Context, *, adding: bool = False) -> _Event | Outcome:
         return when
     title, location = _title_and_location(ctx, words, when, with_location=adding)
     if not title or not _usable(title, ctx.lexicon):
-        return _fail(Reason.missing("title"))
+        # "add a meeting tomorrow at ten": "meeting" is the title of the reading
+        # "(add|put) {event}", which needs a time (else it is a shopping item)
+        return _fail(Reason.missing("title"), final=when.time is None)
     return _Event(title, location, when)
 
 

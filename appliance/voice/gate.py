@@ -30,16 +30,17 @@ Decisions:
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from appliance.actions.items import item_key
+from appliance.actions.items import UNIT_BY_ALIAS, item_key
 from appliance.protocol.commands import READ_ONLY_ACTIONS, Command
 
 Decision = Literal["act", "confirm", "reject", "read", "chat", "none"]
-REFUSALS = frozenset({"negated", "unknown_list", "multiple_items"})
+REFUSALS = frozenset({"negated", "unknown_list"})
 WEAK = "weak"
 """``Heard.rejected`` of a verifier transcript that may only confirm (``REJECT_WEAK``)."""
 
@@ -57,6 +58,9 @@ class Heard:
     rejected: str | None = None
     alternatives: tuple[str, ...] = ()
     """Other readings this engine found almost as likely, best first."""
+    pauses: tuple[tuple[str, str], ...] = ()
+    """The words on either side of each pause this engine heard between the items of a
+    list ("milk", "eggs" in "milk, eggs and bread")."""
 
     @property
     def usable(self) -> bool:
@@ -159,7 +163,8 @@ def decide(
     if a_cmds and b_cmds and _same(a_cmds, b_cmds):
         both = GateDecision("act", a_cmds, a_cmds[0].action, None, True, details)
         return _unless_rival(both, primary, parse, vocabulary)
-    agreeing = _alternative_agreeing(primary, a, b_cmds, parse, vocabulary)
+    pauses = verifier.pauses if verifier is not None else ()
+    agreeing = _alternative_agreeing(primary, a, b_cmds, parse, vocabulary, pauses=pauses)
     if agreeing is not None:
         rank, reading = agreeing
         details = {**details, "agreed_reading": reading, "rank": rank}
@@ -184,12 +189,18 @@ def decide(
 
 
 def _alternative_agreeing(
-    primary: Heard, a: Any, b_cmds: Sequence[Command], parse: Parse, vocabulary: Collection[str]
+    primary: Heard,
+    a: Any,
+    b_cmds: Sequence[Command],
+    parse: Parse,
+    vocabulary: Collection[str],
+    *,
+    pauses: Sequence[tuple[str, str]],
 ) -> tuple[int, str] | None:
     """Engine A's first other reading that gives engine B's state-changing commands,
     with its rank (2 = second best; the beam's readings, then A's best mended:
-    ``mended_readings``); None when there is none, or when A's best reading or a
-    likelier one was refused (a negation must never be skipped)."""
+    ``mended_readings``, with engine B's ``pauses``); None when there is none, or when
+    A's best reading or a likelier one was refused (a negation must never be skipped)."""
     if not b_cmds or not primary.usable:
         return None
     if any(c.action in READ_ONLY_ACTIONS for c in b_cmds):
@@ -198,7 +209,8 @@ def _alternative_agreeing(
         return None
     if names_known_items(_commands(a), vocabulary):
         return None
-    readings = [*primary.alternatives, *mended_readings(primary.text)]
+    pauses = [p for p in pauses if not _inside_an_item(p, vocabulary)]
+    readings = [*primary.alternatives, *mended_readings(primary.text, pauses)]
     for rank, text in enumerate(readings, start=2):
         result = parse(text)
         if str(getattr(result, "reason", "")) in REFUSALS:
@@ -206,6 +218,17 @@ def _alternative_agreeing(
         if _same(_commands(result), b_cmds):
             return rank, text
     return None
+
+
+def _inside_an_item(pause: tuple[str, str], vocabulary: Collection[str]) -> bool:
+    """True if the two words around a pause follow each other in a known item's name:
+    "chocolate" and "milk" in "chocolate milk" (a gap a stop consonant can leave)."""
+    pair = (item_key(pause[0]), item_key(pause[1]))
+    for name in vocabulary:
+        words = [item_key(w) for w in name.split()]
+        if len(words) > 1 and pair in itertools.pairwise(words):
+            return True
+    return False
 
 
 def _unless_rival(
@@ -326,23 +349,52 @@ def repaired_readings(text: str) -> list[str]:
 
 
 _OUT_ON = re.compile(r"^((?:we're|we are|were|we|i'm|i am)(?: all)? out) (?:on|in|at|off)\b", re.I)
+_UNITS = sorted((u for u in UNIT_BY_ALIAS if len(u) > 2), key=len, reverse=True)
+_UNIT_ON = re.compile(rf"\b({'|'.join(_UNITS)}) (?:on|in)\b", re.I)
 _TARGET_AFTER = re.compile(r"\b(to|on|onto)\b.*\b(list|calendar|agenda)\b", re.I)
 
 
-def mended_readings(text: str) -> list[str]:
+def listed(text: str, pauses: Sequence[tuple[str, str]]) -> str:
+    """``text`` with a comma between each pair of ``pauses`` it has once, side by side
+    and without one: "milk eggs and bread" with ("milk", "eggs") is "milk, eggs and
+    bread". Whisper tiny writes a quick list without its commas, and without them the
+    parser cannot tell "milk eggs" from one item."""
+    words = text.split()
+    keys = [w.strip(",.!?;:").lower() for w in words]
+    for before, after in pauses:
+        at = [
+            i
+            for i in range(len(words) - 1)
+            if (keys[i], keys[i + 1]) == (before, after) and words[i][-1:].isalnum()
+        ]
+        if len(at) == 1:
+            words[at[0]] += ","
+    return " ".join(words)
+
+
+def mended_readings(text: str, pauses: Sequence[tuple[str, str]] = ()) -> list[str]:
     """``repaired_readings``, and what else Whisper tiny gets wrong in a way only the
     verifier's very same commands can settle: a leading verb it did not hear at all
-    ("banana on the shopping list", after a clipped "put") and "out of" heard as "out
-    on/in" ("we're out in coffee"). These readings are for agreement alone, never
-    proposed in a question: "works on my shopping list" (for "what's on ...") would
-    become "add works"."""
-    readings = repaired_readings(text)
+    ("banana on the shopping list", after a clipped "put"), "of" heard as "on" or "in"
+    ("we're out in coffee", "two liters on milk"), and the commas of a list where the
+    verifier heard its pauses (``listed``). These readings are for agreement alone,
+    never proposed in a question: "works on my shopping list" (for "what's on ...")
+    would become "add works"."""
     stripped = text.strip()
-    if not readings and _TARGET_AFTER.search(stripped):
-        readings += [f"add {stripped}", f"put {stripped}"]
-    out_of = _OUT_ON.sub(r"\1 of", stripped)
-    if out_of != stripped:
-        readings.append(out_of)
+    readings = _with_verb(stripped)
+    mended = listed(stripped, pauses)
+    for pattern in (_OUT_ON, _UNIT_ON):
+        mended = pattern.sub(r"\1 of", mended)
+    if mended != stripped:
+        readings += [mended, *_with_verb(mended)]
+    return readings
+
+
+def _with_verb(text: str) -> list[str]:
+    """``text`` with a misheard leading verb repaired, or with a missing one added."""
+    readings = repaired_readings(text)
+    if not readings and _TARGET_AFTER.search(text):
+        readings += [f"add {text}", f"put {text}"]
     return readings
 
 

@@ -17,7 +17,7 @@ import functools
 import logging
 import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
@@ -43,6 +43,8 @@ class TranscriptLike(Protocol):
     def rejected(self) -> str | None: ...
     @property
     def alternatives(self) -> tuple[str, ...]: ...
+    @property
+    def details(self) -> Mapping[str, Any]: ...
 
 
 class PrimaryEngine(Protocol):
@@ -432,7 +434,16 @@ class VoiceTurn:
         primary_t = await primary_job
         self.milestones.mark("whisper_ready")
         heard_a = Heard("whisper", primary_t.text, primary_t.rejected, primary_t.alternatives)
-        heard_b = Heard("verifier", verifier_t.text, verifier_t.rejected) if verifier_t else None
+        heard_b = (
+            Heard(
+                "verifier",
+                verifier_t.text,
+                verifier_t.rejected,
+                pauses=tuple(map(tuple, verifier_t.details.get("pauses", ()))),
+            )
+            if verifier_t
+            else None
+        )
         # The gate and the second opinion read the same texts (best readings, beam
         # alternatives) more than once: parse each once per turn.
         parse = functools.lru_cache(maxsize=64)(self.engines.parse(self.lang))

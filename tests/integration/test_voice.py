@@ -82,6 +82,31 @@ async def test_spoken_command_changes_the_list_once_and_answers(
         assert marks["first_speech_audio_sent"] <= marks["playback_finished"]
 
 
+async def test_a_spoken_list_of_three_adds_each_item(
+    voice_node: Node, mosquitto: Mosquitto
+) -> None:
+    """Whisper tiny writes "milk eggs and bread" without the commas; the verifier heard
+    the pause after "milk", and with it the two engines agree on three items."""
+    said = speech.piper("add milk, eggs and bread to the shopping list", **speech.FIXED)
+    async with ha_client(mosquitto) as ha, satellite(mosquitto) as sat:
+        await ha.client.subscribe("appliance/receipts", qos=1)
+        session_id = await sat.claim()
+        await sat.wait("accept")
+        await sat.stream(session_id, speech.pad(said, 300, 1500))
+        await ha.wait_for(
+            lambda: len(ha.stream) >= 3 or any(r["status"] != "success" for r in ha.stream)
+        )
+        await sat.wait("end", timeout=30)
+        receipts = ha.stream[:3]  # one per item
+        assert [(r["status"], r["details"]["decision"]) for r in receipts] == [
+            ("success", "act")
+        ] * 3, receipts
+        assert [r["items"][0]["name"] for r in receipts] == ["milk", "eggs", "bread"]
+        assert "," in receipts[0]["details"]["transcripts"]["verifier"]
+        listed = await ha.command("shopping.list", {})
+        assert sorted(i["name"] for i in listed["items"]) == ["bread", "eggs", "milk"]
+
+
 async def test_chatter_changes_nothing(voice_node: Node, mosquitto: Mosquitto) -> None:
     audio = speech.pad(speech.piper("I watched a really good movie last night"), 300, 1500)
     async with ha_client(mosquitto) as ha, satellite(mosquitto) as sat:

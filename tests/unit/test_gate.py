@@ -24,7 +24,11 @@ def parser() -> IntentParser:
 
 def gate(parser: IntentParser, a: str, b: str | None, lang: str = "en", **kw: Any) -> GateDecision:
     parse = functools.partial(parser.parse, lang=lang, now=NOW)
-    verifier = Heard("pocketsphinx", b, kw.get("b_rejected")) if b is not None else None
+    verifier = (
+        Heard("pocketsphinx", b, kw.get("b_rejected"), pauses=kw.get("pauses", ()))
+        if b is not None
+        else None
+    )
     primary = Heard("whisper", a, kw.get("a_rejected"), tuple(kw.get("alternatives", ())))
     return decide(primary, verifier, parse, kw.get("vocabulary", frozenset()))
 
@@ -378,3 +382,63 @@ def test_a_missing_verb_or_a_misheard_of_counts_only_with_the_verifiers_same_com
     alone = gate(parser, "works on my shopping list", None)
     assert (alone.decision, alone.commands) == ("chat", ())
     assert gate(parser, "don't banana on the list", "put bananas on the list").decision != "act"
+
+
+def test_a_list_whisper_wrote_without_commas_agrees_where_the_verifier_heard_pauses(
+    parser: IntentParser,
+) -> None:
+    said = "add milk, eggs and bread to the shopping list"
+    heard = gate(parser, "and milk eggs and bread to the shopping list", said,
+                 pauses=[("milk", "eggs")])  # fmt: skip
+    assert (heard.decision, heard.reason) == ("act", "alternative")
+    assert heard.commands == (
+        c.ShoppingAdd(item="milk"), c.ShoppingAdd(item="eggs"), c.ShoppingAdd(item="bread")
+    )  # fmt: skip
+    assert heard.details["agreed_reading"] == said
+    # no pause heard there: "milk eggs" could be one item
+    assert gate(parser, "add milk eggs and bread to the shopping list", said).decision == "confirm"
+    # a pause inside a known item's name is not a comma ("chocolate milk")
+    compound = gate(
+        parser,
+        "add chocolate milk and bread to the shopping list",
+        "add chocolate, milk and bread to the shopping list",
+        pauses=[("chocolate", "milk")],
+        vocabulary=frozenset({"chocolate milk", "chocolate", "milk", "bread"}),
+    )
+    assert compound.decision == "confirm"
+    assert compound.commands == (c.ShoppingAdd(item="chocolate milk"), c.ShoppingAdd(item="bread"))
+    # a weak verifier does not mend, and another item still disagrees
+    whisper = "add milk eggs and bread to the list"
+    weak = gate(parser, whisper, "add milk, eggs and bread to the list", b_rejected="weak",
+                pauses=[("milk", "eggs")])  # fmt: skip
+    assert weak.decision != "act"
+    other = gate(parser, whisper, "add milk, eggs and beans to the list",
+                 pauses=[("milk", "eggs")])  # fmt: skip
+    assert other.decision == "confirm"
+
+
+def test_lists_agree_like_single_items(parser: IntentParser) -> None:
+    both = gate(parser, "add milk and eggs to the list", "add milk and eggs to the list",
+                b_rejected="weak")  # fmt: skip
+    assert both.decision == "act" and len(both.commands) == 2
+    mended = gate(
+        parser, "and milk and eggs to the list", "add milk and eggs to the list",
+        alternatives=["and milk and eggs to the list please"],
+    )  # fmt: skip
+    assert mended.decision == "act" and len(mended.commands) == 2
+
+
+def test_of_heard_as_on_after_a_unit_counts_only_with_the_verifiers_same_command(
+    parser: IntentParser,
+) -> None:
+    liters = gate(parser, "add two liters on milk to the shopping list",
+                  "add two liters of milk to the shopping list")  # fmt: skip
+    assert liters.decision == "act"
+    assert liters.commands == (c.ShoppingAdd(item="milk", quantity=2, unit="l"),)
+    kilo = gate(parser, "and a kilo on rice to the shopping list",
+                "add a kilo of rice to the shopping list")  # fmt: skip
+    assert kilo.decision == "act"
+    assert kilo.commands == (c.ShoppingAdd(item="rice", quantity=1, unit="kg"),)
+    assert gate(parser, "add two liters on milk to the list", None).decision != "act"
+    assert gate(parser, "add two liters on milk to the list",
+                "add two liters of oat milk to the list").decision == "confirm"  # fmt: skip

@@ -13,6 +13,7 @@ from hassil.sample import sample_expression
 
 from appliance.asr.grammar import (
     CLOSING_WORDS,
+    PAUSE,
     UNK,
     Grammar,
     build_grammar,
@@ -176,6 +177,34 @@ def test_polite_commands_and_reminders(parser: IntentParser) -> None:
         "add milk please thanks",
     ):
         assert not en.accepts(text), text
+
+
+def test_lists_of_three_items_and_units_with_of(parser: IntentParser) -> None:
+    """A list of three is said with a pause or "and" between the first two items, only
+    when adding; a unit takes "of" ("a dozen" none): without it, the verifier heard
+    "a gallon of milk" as "a gallon oat milk"."""
+    en = build_grammar("en")
+    for text in (
+        f"add milk {PAUSE} eggs and bread to the shopping list",
+        "add milk and eggs and bread to the shopping list",
+        f"put two liters of milk {PAUSE} a dozen eggs and some bread on the list",
+        "add a dozen eggs to the shopping list",
+        "add half a dozen eggs to the shopping list",
+        "add a gallon of oat milk to the shopping list",
+    ):
+        assert en.accepts(text), text
+    for text in (
+        f"remove milk {PAUSE} eggs and bread from the shopping list",
+        f"add milk {PAUSE} eggs {PAUSE} bread and rice to the shopping list",
+        "add a gallon oat milk to the shopping list",
+        "add two liters milk to the shopping list",
+        "add a dozen of eggs to the shopping list",
+    ):
+        assert not en.accepts(text), text
+    result = parser.parse("add milk, eggs and bread to the list")
+    assert [c.item for c in result.commands] == ["milk", "eggs", "bread"]
+    assert not any(PAUSE in phrase.split() for phrase in en.phrases)  # Vosk's samples
+    assert not any(PAUSE in phrase.split() for phrase in build_grammar("pt").phrases)
 
 
 def test_portuguese_reminders(parser: IntentParser) -> None:

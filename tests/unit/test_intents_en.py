@@ -96,6 +96,9 @@ def assert_command(text: str, expected: Command) -> None:
         ("add half and half", ShoppingAdd(item="half and half")),
         # other phrasings
         ("we're out of milk", ShoppingAdd(item="milk")),
+        ("we're almost out of milk", ShoppingAdd(item="milk")),
+        ("please add bread to my groceries", ShoppingAdd(item="bread")),
+        ("add rice to groceries", ShoppingAdd(item="rice")),
         ("I need to buy batteries", ShoppingAdd(item="batteries")),
         ("don't forget to add milk", ShoppingAdd(item="milk")),
         # ASR noise: fillers, politeness, punctuation, case
@@ -242,6 +245,8 @@ def test_other_lists_are_refused(text: str) -> None:
         ),
         # without "to my calendar" it is an agenda entry because a time was said
         ("add dentist tomorrow at 3pm", AgendaAdd(title="dentist", start=at(12, 1, 15))),
+        # "a meeting" is the title when nothing else names the entry
+        ("add a meeting tomorrow at 3pm", AgendaAdd(title="meeting", start=at(12, 1, 15))),
         (
             "schedule a meeting with Ana next Friday at 10",
             AgendaAdd(title="meeting with Ana", start=at(12, 4, 10)),
@@ -510,6 +515,8 @@ def test_empty_text(text: str) -> None:
         ("add milk to the shopping list and eggs", "not_understood"),
         ("add 0 apples", "invalid:quantity"),
         ("add 20000 apples", "invalid:quantity"),
+        # an entry without a title or a time: neither an entry nor an item
+        ("add an appointment tomorrow", "missing_slot:title"),
     ],
 )
 def test_unusable_items(text: str, reason: str) -> None:
