@@ -16,8 +16,9 @@ items, past items, a built-in grocery list in ``groceries/<lang>.txt``) with
 optional quantities and units (English units take "of": "a gallon of milk", "a
 dozen eggs"; with "of" optional PocketSphinx heard "a gallon oat milk"), up to two,
 or three when adding ("milk, eggs and bread", the comma a ``PAUSE``); ``{event}`` a
-title vocabulary plus the date/time sub-grammar; ``{when}`` dates and times. Yes/no answers are in the grammar too
-(``<answer>``; ``Grammar.answers_jsgf`` holds them alone, for confirmations).
+title vocabulary plus the date/time sub-grammar; ``{when}`` dates and times. Yes/no
+answers are in the grammar too (``<answer>``; ``Grammar.answers_jsgf`` holds them
+alone, for confirmations).
 Built grammars are cached by (lang, items).
 """
 
