@@ -70,20 +70,25 @@ _SAMPLES_PER_SENTENCE = 12
 # -- the sub-grammars of the wildcard slots (hassil template syntax) -----------------
 
 _EN_RULES: dict[str, str] = {
-    "number": "(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|"
+    "number": "(two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|"
     "sixteen|eighteen|twenty|twenty four|thirty|forty|fifty|a hundred|one hundred|"
     "two hundred|two hundred and fifty|five hundred)",
-    "unit": "(liter|liters|litre|litres|kilo|kilos|kilogram|kilograms|gram|grams|pound|"
-    "pounds|ounce|ounces|pack|packs|package|packages|packet|packets|bottle|bottles|"
-    "can|cans|tin|tins|box|boxes|jar|jars|bag|bags|loaf|loaves|bunch|bunches|carton|"
-    "cartons|piece|pieces|gallon|gallons|quart|quarts|pint|pints|stick|sticks|head|heads|"
-    "roll|rolls|tub|tubs|bar|bars|tray|trays)",
+    "unit_one": "(liter|litre|kilo|kilogram|gram|pound|ounce|pack|package|packet|bottle|"
+    "can|tin|box|jar|bag|loaf|bunch|carton|piece|gallon|quart|pint|stick|head|roll|tub|"
+    "bar|tray)",
+    "unit": "(<unit_one>|liters|litres|kilos|kilograms|grams|pounds|ounces|packs|packages|"
+    "packets|bottles|cans|tins|boxes|jars|bags|loaves|bunches|cartons|pieces|gallons|"
+    "quarts|pints|sticks|heads|rolls|tubs|bars|trays)",
     "measure": "(<unit> of|dozen)",
-    "quantity": "(<number> [more] [<measure>]|(a|an|one|another) <measure>|"
-    "half (a|an) <measure>|a half <measure>|"
-    "(one|a) <unit> and a half of|a couple [of]|some|some more|more|a few|"
-    "a little|a bit of|a lot of|lots of|extra|the|my|a|an|another)",
-    "item": "[<quantity>] <item_name>",
+    "measure_one": "(<unit_one> of|dozen)",
+    # "one", "a", "an", "another" only before one of something ("an apple", "a bag
+    # of"): the verifier heard "one limes" and "an eggs" for "lemons" and "eggs".
+    "quantity": "(<number> [more] [<measure>]|(a|an|one|another) <measure_one>|"
+    "half (a|an) <measure_one>|a half <measure_one>|(one|a) <unit_one> and a half of|"
+    "a couple [of]|some|some more|more|a few|a little|a bit of|a lot of|lots of|extra|"
+    "the|my)",
+    "item": "([<quantity>] <item_name>|(a|one [more]|another) <item_one_c>|"
+    "(an|one [more]|another) <item_one_v>)",
     "items": "<item> [and <item>]",
     "item_list": "(<items>|<item> (<pause>|and) <item> and <item>)",
     "hour": "(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)",
@@ -242,10 +247,13 @@ _SLOT_RULES = {
 }
 _DEFAULT_WILDCARD_RULE = "title"
 _LIST_INTENTS = frozenset({"shopping.add"})
-"""Intents whose items may be a list of three ("milk, eggs and bread"): ``item_list``
-instead of ``items``. Only adding, as that is how lists are said; each further item
-costs the PocketSphinx search as much memory as the item vocabulary of every sentence
-that has it."""
+_LIST_TARGET = "r_shopping_list"
+"""Sentences whose items may be a list of three ("milk, eggs and bread"): ``item_list``
+instead of ``items``, in the sentences of ``_LIST_INTENTS`` that name the list ("add
+... to the shopping list"). Each further item costs the PocketSphinx search as much
+memory as the item vocabulary of every sentence that has it; and in the sentences
+that end with the items ("don't forget to buy lemons") a third item made the
+verifier hear "one limes" for "lemons" said by a deeper voice or in white noise."""
 
 
 # -- a small grammar tree --------------------------------------------------------------
@@ -947,7 +955,7 @@ def _template_rules(lang: str) -> tuple[dict[str, Node], dict[str, tuple[str, ..
             for sentence in block["sentences"]:
                 rule = f"s_{_ident(intent)}_{len(names)}"
                 rules[rule] = parse_template(sentence, "r_")
-                if intent in _LIST_INTENTS:
+                if intent in _LIST_INTENTS and _LIST_TARGET in set(_refs(rules[rule])):
                     rules[rule] = _renamed(rules[rule], "items", "item_list")
                 names.append(rule)
         intents[intent] = tuple(names)
@@ -1011,6 +1019,48 @@ def _slot_fallbacks(rules: dict[str, Node]) -> None:
             rules[name] = Ref(_DEFAULT_WILDCARD_RULE)
 
 
+def _item_names(lang: str, names: SequenceOf[str]) -> dict[str, Node]:
+    """The ``item_name`` rule, and in English the names of one thing said after "a"
+    (``item_one_c``: "a lemon", "a milk") or "an" (``item_one_v``: "an apple").
+
+    They are copies, not references to parts of ``item_name``: a chain of two empty
+    transitions in front of the items (item start -> ``item_name`` -> its part) made
+    PocketSphinx hear "three ounce of ice" for "three apples" and "the mangoes" for
+    "bananas"."""
+
+    def alternatives(group: Iterable[str]) -> Alt:
+        return Alt(tuple(_seq(Word(w) for w in n.split()) for n in group))
+
+    rules: dict[str, Node] = {"item_name": alternatives(names)}
+    if lang == "en":
+        one = [n for n in names if not _is_plural(n)]
+        rules["item_one_c"] = alternatives(n for n in one if not _starts_with_a_vowel(n))
+        rules["item_one_v"] = alternatives(n for n in one if _starts_with_a_vowel(n))
+    return rules
+
+
+_NOT_PLURAL = ("ss", "us", "is", "ous")
+_VOWEL_PHONES = frozenset(
+    {"AA", "AE", "AH", "AO", "AW", "AY", "EH", "ER", "EY", "IH", "IY", "OW", "OY", "UH", "UW"}
+)
+
+
+def _is_plural(name: str) -> bool:
+    """An English item name that is more than one thing, by its last word ("green
+    beans", "oats"; not "hummus", "swiss cheese")."""
+    last = name.rsplit(maxsplit=1)[-1]
+    return last.endswith("s") and not last.endswith(_NOT_PLURAL) and len(last) > 3
+
+
+def _starts_with_a_vowel(name: str) -> bool:
+    """Said with "an": its first sound is a vowel ("an onion", "a unicorn cake")."""
+    first = name.split(maxsplit=1)[0]
+    phones = cmudict().get(first)
+    if phones is None:
+        return first[:1] in "aeiou"
+    return phones.split(maxsplit=1)[0].rstrip("012") in _VOWEL_PHONES
+
+
 def _refs_of_all(rules: Mapping[str, Node]) -> Iterator[str]:
     for node in rules.values():
         yield from _refs(node)
@@ -1025,7 +1075,7 @@ def _build(lang: str, items: tuple[str, ...]) -> Grammar:
         rules[name] = parse_template(body)
     rules["pause"] = Word(PAUSE)
     names = tuple(dict.fromkeys((*items, *groceries(lang))))
-    rules["item_name"] = Alt(tuple(_seq(Word(w) for w in n.split()) for n in names))
+    rules.update(_item_names(lang, names))
     _slot_fallbacks(rules)
     sentence_rules = [r for rs in intents.values() for r in rs]
     rules["polite_start"] = _polite_start(lang)

@@ -199,17 +199,19 @@ class TurnResult:
     milestones_ms: dict[str, float]
 
     def to_json(self, file: str | None = None) -> dict[str, Any]:
-        intent = None
-        if self.gate is not None and self.gate.commands:
-            intent = self.gate.commands[0].model_dump(mode="json")
-        receipt = self.receipts[0].to_json_obj() if self.receipts else None
+        """``intent`` and ``receipt`` are the first of the turn's; a list of items
+        gives one command and one receipt per item, all in ``commands``/``receipts``."""
+        commands = [c.model_dump(mode="json") for c in (self.gate.commands if self.gate else ())]
+        receipts = [r.to_json_obj() for r in self.receipts]
         out: dict[str, Any] = {
             "transcripts": self.transcripts,
             "decision": self.decision,
-            "intent": intent,
-            "receipt": receipt,
+            "intent": commands[0] if commands else None,
+            "receipt": receipts[0] if receipts else None,
             "speech": self.speech,
             "milestones_ms": self.milestones_ms,
+            "commands": commands,
+            "receipts": receipts,
         }
         if file is not None:
             out = {"file": file, **out}

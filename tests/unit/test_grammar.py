@@ -181,8 +181,9 @@ def test_polite_commands_and_reminders(parser: IntentParser) -> None:
 
 def test_lists_of_three_items_and_units_with_of(parser: IntentParser) -> None:
     """A list of three is said with a pause or "and" between the first two items, only
-    when adding; a unit takes "of" ("a dozen" none): without it, the verifier heard
-    "a gallon of milk" as "a gallon oat milk"."""
+    when adding to a list named ("... to the shopping list"); a unit takes "of" ("a
+    dozen" none): without it, the verifier heard "a gallon of milk" as "a gallon oat
+    milk"."""
     en = build_grammar("en")
     for text in (
         f"add milk {PAUSE} eggs and bread to the shopping list",
@@ -195,6 +196,7 @@ def test_lists_of_three_items_and_units_with_of(parser: IntentParser) -> None:
         assert en.accepts(text), text
     for text in (
         f"remove milk {PAUSE} eggs and bread from the shopping list",
+        f"don't forget to buy milk {PAUSE} eggs and bread",
         f"add milk {PAUSE} eggs {PAUSE} bread and rice to the shopping list",
         "add a gallon oat milk to the shopping list",
         "add two liters milk to the shopping list",
@@ -205,6 +207,35 @@ def test_lists_of_three_items_and_units_with_of(parser: IntentParser) -> None:
     assert [c.item for c in result.commands] == ["milk", "eggs", "bread"]
     assert not any(PAUSE in phrase.split() for phrase in en.phrases)  # Vosk's samples
     assert not any(PAUSE in phrase.split() for phrase in build_grammar("pt").phrases)
+
+
+def test_a_an_one_and_another_come_before_one_thing() -> None:
+    """"an apple", "a lemon", "one more onion", "a bag of"; never "one limes", "an
+    eggs" or "a bars of" (what the verifier made of "lemons", "eggs" and "a dozen
+    eggs"). Numbers and the other determiners take any item ("two milk", "the lemons")."""
+    en = build_grammar("en", ["unicorn cake"])
+    for text in (
+        "add an apple to the list",
+        "add a lemon to the list",
+        "add a milk to the list",
+        "add a unicorn cake to the list",
+        "add one more onion to the list",
+        "add another lemon to the list",
+        "add a bag of lemons to the list",
+        "add two milk to the list",
+        "add the lemons to the list",
+        "add one liter of milk to the list",
+    ):
+        assert en.accepts(text), text
+    for text in (
+        "add one limes to the list",
+        "add an eggs to the list",
+        "add a apple to the list",
+        "add an lemon to the list",
+        "add a bars of soap to the list",
+        "add another lemons to the list",
+    ):
+        assert not en.accepts(text), text
 
 
 def test_portuguese_reminders(parser: IntentParser) -> None:
