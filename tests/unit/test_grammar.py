@@ -210,7 +210,7 @@ def test_lists_of_three_items_and_units_with_of(parser: IntentParser) -> None:
 
 
 def test_a_an_one_and_another_come_before_one_thing() -> None:
-    """"an apple", "a lemon", "one more onion", "a bag of"; never "one limes", "an
+    """ "an apple", "a lemon", "one more onion", "a bag of"; never "one limes", "an
     eggs" or "a bars of" (what the verifier made of "lemons", "eggs" and "a dozen
     eggs"). Numbers and the other determiners take any item ("two milk", "the lemons")."""
     en = build_grammar("en", ["unicorn cake"])
