@@ -18,8 +18,10 @@ Decisions:
 - ``confirm``: one engine heard a state-changing command the other did not confirm:
   change nothing, ask ("Did you want to add oat milk?"). Engine A's best reading
   with a misheard leading "add" repaired counts as one it heard, for the question
-  only. Also when both agree but a beam alternative of engine A gives the same action
-  on another item the verifier knows (``rival_item``: "oatmeal" and "oat milk").
+  only; so does a mended reading of A ("two liters on milk") that gives exactly what
+  a "weak" verifier heard. Also when both agree but a beam alternative of engine A
+  gives the same action on another item the verifier knows (``rival_item``: "oatmeal"
+  and "oat milk").
 - ``read``: a read-only request (list, next event): runs on engine A alone; a
   disagreement is recorded.
 - ``reject``: understood, but refused (a negation, another list, a bad slot).
@@ -154,7 +156,15 @@ def decide(
             primary, parse, vocabulary,
         )  # fmt: skip
     if not a_cmds and not b_cmds and repaired is None:
-        return _nothing(primary, verifier, a, b, details)
+        mended = _weak_mended(primary, a, verifier, parse)
+        if mended is None:
+            return _nothing(primary, verifier, a, b, details)
+        # Asked, never run: a weak verifier confirms only A's very best reading.
+        commands, reading = mended
+        details = {**details, "mended_reading": reading}
+        return GateDecision(
+            "confirm", commands, commands[0].action, "not_confirmed", False, details
+        )
     if a_cmds and all(c.action in READ_ONLY_ACTIONS for c in a_cmds):
         agreed = _same(a_cmds, b_cmds)
         return GateDecision(
@@ -303,6 +313,28 @@ def _weak_agreeing(
         return (tuple(a_cmds), primary.text) if _same(a_cmds, weak_cmds) else None
     if repaired is not None and _same(repaired[0], weak_cmds):
         return weak_cmds, repaired[1]
+    return None
+
+
+def _weak_mended(
+    primary: Heard, a: Any, verifier: Heard | None, parse: Parse
+) -> tuple[tuple[Command, ...], str] | None:
+    """The state-changing commands of a "weak" verifier transcript when one of engine
+    A's mended readings gives exactly them ("two liters on milk" for "two liters of
+    milk"), with that reading: what to ask about instead of not understanding at all."""
+    if verifier is None or verifier.rejected != WEAK or not verifier.text.strip():
+        return None
+    if not primary.usable or str(getattr(a, "reason", "")) in REFUSALS:
+        return None
+    weak_cmds = _commands(parse(verifier.text))
+    if not weak_cmds or any(c.action in READ_ONLY_ACTIONS for c in weak_cmds):
+        return None
+    for reading in mended_readings(primary.text, verifier.pauses):
+        result = parse(reading)
+        if str(getattr(result, "reason", "")) in REFUSALS:
+            return None
+        if _same(_commands(result), weak_cmds):
+            return weak_cmds, reading
     return None
 
 

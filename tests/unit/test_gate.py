@@ -440,5 +440,16 @@ def test_of_heard_as_on_after_a_unit_counts_only_with_the_verifiers_same_command
     assert kilo.decision == "act"
     assert kilo.commands == (c.ShoppingAdd(item="rice", quantity=1, unit="kg"),)
     assert gate(parser, "add two liters on milk to the list", None).decision != "act"
+    # a weak verifier that heard the very same: asked, never run
+    weak = gate(parser, "add two liters on milk to the shopping list",
+                "add two liters of milk to the shopping list", b_rejected="weak")  # fmt: skip
+    assert (weak.decision, weak.reason) == ("confirm", "not_confirmed")
+    assert weak.commands == (c.ShoppingAdd(item="milk", quantity=2, unit="l"),)
+    out = gate(parser, "we are out on coffee", "we are out of coffee", b_rejected="weak")
+    assert out.decision == "confirm" and out.commands == (c.ShoppingAdd(item="coffee"),)
+    other = gate(parser, "we are out on coffee", "we are out of tea", b_rejected="weak")
+    assert other.decision == "chat"
+    low = gate(parser, "we are out on coffee", "we are out of coffee", b_rejected="low_confidence")
+    assert low.decision == "chat"
     assert gate(parser, "add two liters on milk to the list",
                 "add two liters of oat milk to the list").decision == "confirm"  # fmt: skip
