@@ -156,11 +156,11 @@ def decide(
             primary, parse, vocabulary,
         )  # fmt: skip
     if not a_cmds and not b_cmds and repaired is None:
-        mended = _weak_mended(primary, a, verifier, parse)
-        if mended is None:
+        asked = _weak_mended(primary, a, verifier, parse)
+        if asked is None:
             return _nothing(primary, verifier, a, b, details)
         # Asked, never run: a weak verifier confirms only A's very best reading.
-        commands, reading = mended
+        commands, reading = asked
         details = {**details, "mended_reading": reading}
         return GateDecision(
             "confirm", commands, commands[0].action, "not_confirmed", False, details
