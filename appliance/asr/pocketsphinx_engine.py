@@ -28,7 +28,7 @@ alone 25 of 72, with 0.8 as well 55; the joe voice kept 24 of 24, espeak-ng 13 a
 and 3 noise conditions, it was accepted 49.1% against 49.8% with 0.8: no better, within
 what two runs of the same code differ by, as Piper's synthesis is random.) A factor
 of 1.2 did nothing for higher voices. Each factor costs as much CPU as the first
-(~0.12x real time) and ~155 MB (mostly the grammar's search); the default is (1.0,
+(~0.12x real time) and ~160 MB (mostly the grammar's search); the default is (1.0,
 0.8). A decoder's warp cannot be changed in place (``reinit_feat``: the library keeps
 one warp for the whole process, read when a filter bank is built), hence a decoder
 per factor.

@@ -146,9 +146,12 @@ def decide(
     # Engine A's best reading with a misheard leading verb put back, when that is what
     # made it a command ("and kombucha to the shopping list").
     repaired = _repaired_commands(primary, a, parse) if not a_cmds else None
-    # A weak verifier transcript is never "usable" (b_cmds is empty), so this is the
-    # only way it can count.
-    weak = _weak_agreeing(primary, a, a_cmds, verifier, parse, repaired=repaired)
+    # A weak verifier transcript is never "usable" (b_cmds is empty): its commands
+    # count only through these two checks.
+    weak_cmds = _weak_commands(primary, a, verifier, parse)
+    # Where the verifier heard a list's pauses, for commas in engine A's text.
+    pauses = _list_pauses(verifier, vocabulary)
+    weak = _weak_agreeing(primary, a_cmds, weak_cmds, repaired=repaired)
     if weak is not None:
         return _unless_rival(
             GateDecision("act", weak[0], weak[0][0].action, "weak_verifier", True,
@@ -156,7 +159,7 @@ def decide(
             primary, parse, vocabulary,
         )  # fmt: skip
     if not a_cmds and not b_cmds and repaired is None:
-        asked = _weak_mended(primary, a, verifier, parse)
+        asked = _weak_mended(primary, weak_cmds, parse, pauses)
         if asked is None:
             return _nothing(primary, verifier, a, b, details)
         # Asked, never run: a weak verifier confirms only A's very best reading.
@@ -173,7 +176,6 @@ def decide(
     if a_cmds and b_cmds and _same(a_cmds, b_cmds):
         both = GateDecision("act", a_cmds, a_cmds[0].action, None, True, details)
         return _unless_rival(both, primary, parse, vocabulary)
-    pauses = verifier.pauses if verifier is not None else ()
     agreeing = _alternative_agreeing(primary, a, b_cmds, parse, vocabulary, pauses=pauses)
     if agreeing is not None:
         rank, reading = agreeing
@@ -219,7 +221,6 @@ def _alternative_agreeing(
         return None
     if names_known_items(_commands(a), vocabulary):
         return None
-    pauses = [p for p in pauses if not _inside_an_item(p, vocabulary)]
     readings = [*primary.alternatives, *mended_readings(primary.text, pauses)]
     for rank, text in enumerate(readings, start=2):
         result = parse(text)
@@ -228,6 +229,13 @@ def _alternative_agreeing(
         if _same(_commands(result), b_cmds):
             return rank, text
     return None
+
+
+def _list_pauses(verifier: Heard | None, vocabulary: Collection[str]) -> list[tuple[str, str]]:
+    """The verifier's pauses that may stand for a comma: not those inside the name of
+    an item it knows."""
+    pauses = verifier.pauses if verifier is not None else ()
+    return [p for p in pauses if not _inside_an_item(p, vocabulary)]
 
 
 def _inside_an_item(pause: tuple[str, str], vocabulary: Collection[str]) -> bool:
@@ -290,24 +298,33 @@ def names_known_items(commands: Sequence[Command], vocabulary: Collection[str]) 
     )
 
 
-def _weak_agreeing(
-    primary: Heard,
-    a: Any,
-    a_cmds: Sequence[Command],
-    verifier: Heard | None,
-    parse: Parse,
-    *,
-    repaired: tuple[tuple[Command, ...], str] | None,
-) -> tuple[tuple[Command, ...], str] | None:
-    """The state-changing commands a "weak" verifier transcript gives when they are
-    exactly engine A's best reading (or ``repaired``, that reading with a misheard
-    "add" or "put" put back)."""
+def _weak_commands(
+    primary: Heard, a: Any, verifier: Heard | None, parse: Parse
+) -> tuple[Command, ...] | None:
+    """The state-changing commands of a "weak" verifier transcript (unsure, not far
+    off), when they may confirm engine A at all: None for any other transcript, or
+    when A heard nothing usable or refused."""
     if verifier is None or verifier.rejected != WEAK or not verifier.text.strip():
         return None
     if not primary.usable or str(getattr(a, "reason", "")) in REFUSALS:
         return None
     weak_cmds = _commands(parse(verifier.text))
     if not weak_cmds or any(c.action in READ_ONLY_ACTIONS for c in weak_cmds):
+        return None
+    return weak_cmds
+
+
+def _weak_agreeing(
+    primary: Heard,
+    a_cmds: Sequence[Command],
+    weak_cmds: tuple[Command, ...] | None,
+    *,
+    repaired: tuple[tuple[Command, ...], str] | None,
+) -> tuple[tuple[Command, ...], str] | None:
+    """``weak_cmds`` (``_weak_commands``) with the reading they agree with, when they
+    are exactly engine A's best reading (or ``repaired``, that reading with a misheard
+    "add" or "put" put back)."""
+    if weak_cmds is None:
         return None
     if a_cmds:
         return (tuple(a_cmds), primary.text) if _same(a_cmds, weak_cmds) else None
@@ -317,19 +334,17 @@ def _weak_agreeing(
 
 
 def _weak_mended(
-    primary: Heard, a: Any, verifier: Heard | None, parse: Parse
+    primary: Heard,
+    weak_cmds: tuple[Command, ...] | None,
+    parse: Parse,
+    pauses: Sequence[tuple[str, str]],
 ) -> tuple[tuple[Command, ...], str] | None:
-    """The state-changing commands of a "weak" verifier transcript when one of engine
-    A's mended readings gives exactly them ("two liters on milk" for "two liters of
-    milk"), with that reading: what to ask about instead of not understanding at all."""
-    if verifier is None or verifier.rejected != WEAK or not verifier.text.strip():
+    """``weak_cmds`` with the mended reading of engine A that gives exactly them ("two
+    liters on milk" for "two liters of milk"): what to ask about instead of not
+    understanding at all."""
+    if weak_cmds is None:
         return None
-    if not primary.usable or str(getattr(a, "reason", "")) in REFUSALS:
-        return None
-    weak_cmds = _commands(parse(verifier.text))
-    if not weak_cmds or any(c.action in READ_ONLY_ACTIONS for c in weak_cmds):
-        return None
-    for reading in mended_readings(primary.text, verifier.pauses):
+    for reading in mended_readings(primary.text, pauses):
         result = parse(reading)
         if str(getattr(result, "reason", "")) in REFUSALS:
             return None
@@ -409,9 +424,10 @@ def mended_readings(text: str, pauses: Sequence[tuple[str, str]] = ()) -> list[s
     verifier's very same commands can settle: a leading verb it did not hear at all
     ("banana on the shopping list", after a clipped "put"), "of" heard as "on" or "in"
     ("we're out in coffee", "two liters on milk"), and the commas of a list where the
-    verifier heard its pauses (``listed``). These readings are for agreement alone,
-    never proposed in a question: "works on my shopping list" (for "what's on ...")
-    would become "add works"."""
+    verifier heard its pauses (``listed``). These readings count only with the
+    verifier's very same commands (agreeing, or asked about when the verifier was
+    unsure), never on engine A's word: "works on my shopping list" (for "what's on
+    ...") would become "add works"."""
     stripped = text.strip()
     readings = _with_verb(stripped)
     mended = listed(stripped, pauses)
