@@ -14,7 +14,8 @@ verifier engines:
 Wildcard slots become bounded sub-grammars: ``{item}`` the known items (list
 items, past items, a built-in grocery list in ``groceries/<lang>.txt``) with
 optional quantities and units (English units take "of": "a gallon of milk", "a
-dozen eggs"; with "of" optional PocketSphinx heard "a gallon oat milk"), up to two,
+dozen eggs"; with "of" optional PocketSphinx heard "a gallon oat milk"; a number takes
+the plural: "eight kilos of", "three apples", never "eight kilo of"), up to two,
 or three when adding ("milk, eggs and bread", the comma a ``PAUSE``); ``{event}`` a
 title vocabulary plus the date/time sub-grammar; ``{when}`` dates and times. Yes/no
 answers are in the grammar too (``<answer>``; ``Grammar.answers_jsgf`` holds them
@@ -32,7 +33,7 @@ import re
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from collections.abc import Sequence as SequenceOf
 from dataclasses import dataclass, field
 from functools import cache, cached_property
@@ -76,13 +77,15 @@ _EN_RULES: dict[str, str] = {
     "unit_one": "(liter|litre|kilo|kilogram|gram|pound|ounce|pack|package|packet|bottle|"
     "can|tin|box|jar|bag|loaf|bunch|carton|piece|gallon|quart|pint|stick|head|roll|tub|"
     "bar|tray)",
-    "unit": "(<unit_one>|liters|litres|kilos|kilograms|grams|pounds|ounces|packs|packages|"
+    "unit_many": "(liters|litres|kilos|kilograms|grams|pounds|ounces|packs|packages|"
     "packets|bottles|cans|tins|boxes|jars|bags|loaves|bunches|cartons|pieces|gallons|"
     "quarts|pints|sticks|heads|rolls|tubs|bars|trays)",
-    "measure": "(<unit> of|dozen)",
+    "measure": "(<unit_many> of|dozen)",
     "measure_one": "(<unit_one> of|dozen)",
     # "one", "a", "an", "another" only before one of something ("an apple", "a bag
-    # of"): the verifier heard "one limes" and "an eggs" for "lemons" and "eggs".
+    # of"): the verifier heard "one limes" and "an eggs" for "lemons" and "eggs". And
+    # a number takes the plural ("two liters of", "eight kilos of"): it heard "eight
+    # kilo of rice" for "a kilo of rice" and "eight egg" in noise.
     "quantity": "(<number> [more] [<measure>]|(a|an|one|another) <measure_one>|"
     "half (a|an) <measure_one>|a half <measure_one>|(one|a) <unit_one> and a half of|"
     "a couple [of]|some|some more|more|a few|a little|a bit of|a lot of|lots of|extra|"
@@ -1033,6 +1036,10 @@ def _item_names(lang: str, names: SequenceOf[str]) -> dict[str, Node]:
 
     rules: dict[str, Node] = {"item_name": alternatives(names)}
     if lang == "en":
+        # One thing whose plural the vocabulary has ("egg", "apple") only after a
+        # word for one ("an egg"): the number words take the plural.
+        plurals = frozenset(names)
+        rules["item_name"] = alternatives(n for n in names if not _plural_known(n, plurals))
         one = [n for n in names if not _is_plural(n)]
         rules["item_one_c"] = alternatives(n for n in one if not _starts_with_a_vowel(n))
         rules["item_one_v"] = alternatives(n for n in one if _starts_with_a_vowel(n))
@@ -1043,6 +1050,14 @@ _NOT_PLURAL = ("ss", "us", "is", "ous")
 _VOWEL_PHONES = frozenset(
     {"AA", "AE", "AH", "AO", "AW", "AY", "EH", "ER", "EY", "IH", "IY", "OW", "OY", "UH", "UW"}
 )
+
+
+def _plural_known(name: str, names: Collection[str]) -> bool:
+    """True if ``name`` is one thing ("egg", "cherry") and ``names`` has its plural."""
+    if _is_plural(name):
+        return False
+    forms = (f"{name}s", f"{name}es", f"{name[:-1]}ies" if name.endswith("y") else "")
+    return any(form in names for form in forms if form)
 
 
 def _is_plural(name: str) -> bool:
