@@ -320,6 +320,9 @@ class StreamingVerifier(ABC):
             "answers_only": utterance.answers_only,
             "noise_floor_dbfs": utterance.noise_floor_dbfs,
             "denoised": utterance.denoiser is not None,
+            # Below the level that calls for noise suppression: a quiet room.
+            "quiet": utterance.noise_floor_dbfs is not None
+            and utterance.noise_floor_dbfs < self._settings.denoise_floor_dbfs,
         }
         _LOGGER.debug(
             "%s verifier: %r rejected=%s in %.0f ms",

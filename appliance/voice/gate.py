@@ -23,7 +23,8 @@ Decisions:
   gives the same action on another item the verifier knows (``rival_item``: "oatmeal"
   and "oat milk").
 - ``read``: a read-only request (list, next event): runs on engine A alone; a
-  disagreement is recorded.
+  disagreement is recorded. Also on the verifier's, when it was sure and engine A's
+  reading is one word away from it ("what's up my agenda tomorrow").
 - ``reject``: understood, but refused (a negation, another list, a bad slot).
 - ``chat``: speech that is not a command.
 - ``none``: nothing usable was heard.
@@ -63,6 +64,8 @@ class Heard:
     pauses: tuple[tuple[str, str], ...] = ()
     """The words on either side of each pause this engine heard between the items of a
     list ("milk", "eggs" in "milk, eggs and bread")."""
+    quiet: bool = False
+    """The audio came from a quiet room (the verifier measured its noise floor)."""
 
     @property
     def usable(self) -> bool:
@@ -120,7 +123,8 @@ def _commands(result: Any) -> tuple[Command, ...]:
     return commands
 
 
-def _same(a: Sequence[Command], b: Sequence[Command]) -> bool:
+def same_commands(a: Sequence[Command], b: Sequence[Command]) -> bool:
+    """True if two readings give the same commands (``command_key``), in order."""
     return len(a) == len(b) and [command_key(x) for x in a] == [command_key(y) for y in b]
 
 
@@ -169,11 +173,11 @@ def decide(
             "confirm", commands, commands[0].action, "not_confirmed", False, details
         )
     if a_cmds and all(c.action in READ_ONLY_ACTIONS for c in a_cmds):
-        agreed = _same(a_cmds, b_cmds)
+        agreed = same_commands(a_cmds, b_cmds)
         return GateDecision(
             "read", a_cmds, a_cmds[0].action, None, agreed, {**details, "agreed": agreed}
         )
-    if a_cmds and b_cmds and _same(a_cmds, b_cmds):
+    if a_cmds and b_cmds and same_commands(a_cmds, b_cmds):
         both = GateDecision("act", a_cmds, a_cmds[0].action, None, True, details)
         return _unless_rival(both, primary, parse, vocabulary)
     agreeing = _alternative_agreeing(primary, a, b_cmds, parse, vocabulary, pauses=pauses)
@@ -192,12 +196,33 @@ def decide(
     if not proposal:
         # Only the verifier heard a read-only request. Its grammar forces what it
         # hears into a command ("can you tell me a joke" came out as "can you tell
-        # me agenda"): when Whisper heard words, they are what was said.
-        if primary.usable:
+        # me agenda"): when Whisper heard other words, they are what was said. One
+        # word apart is the same request misheard ("what's up my agenda tomorrow").
+        if primary.usable and not (
+            verifier is not None and one_word_apart(primary.text, verifier.text)
+        ):
             return _nothing(primary, verifier, a, None, details)
-        return GateDecision("read", b_cmds, b_cmds[0].action, "verifier_only", False, details)
+        reason = "verifier_only" if not primary.usable else "one_word_apart"
+        return GateDecision("read", b_cmds, b_cmds[0].action, reason, False, details)
     reason = "engines_disagree" if a_cmds and b_cmds else "not_confirmed"
     return GateDecision("confirm", proposal, proposal[0].action, reason, False, details)
+
+
+_MIN_CLOSE_WORDS = 4
+
+
+def one_word_apart(text: str, other: str) -> bool:
+    """True if two readings of at least ``_MIN_CLOSE_WORDS`` words differ by at most
+    one word (replaced, left out or added), case and punctuation aside."""
+    a, b = (re.findall(r"[\w']+", t.lower()) for t in (text, other))
+    if min(len(a), len(b)) < _MIN_CLOSE_WORDS or abs(len(a) - len(b)) > 1:
+        return False
+    start = 0
+    while start < min(len(a), len(b)) and a[start] == b[start]:
+        start += 1
+    # Past the first difference: one word replaced, added or left out.
+    rest_a, rest_b = a[start:], b[start:]
+    return rest_a[1:] == rest_b[1:] or rest_a == rest_b[1:] or rest_a[1:] == rest_b
 
 
 def _alternative_agreeing(
@@ -226,7 +251,7 @@ def _alternative_agreeing(
         result = parse(text)
         if str(getattr(result, "reason", "")) in REFUSALS:
             return None
-        if _same(_commands(result), b_cmds):
+        if same_commands(_commands(result), b_cmds):
             return rank, text
     return None
 
@@ -327,8 +352,8 @@ def _weak_agreeing(
     if weak_cmds is None:
         return None
     if a_cmds:
-        return (tuple(a_cmds), primary.text) if _same(a_cmds, weak_cmds) else None
-    if repaired is not None and _same(repaired[0], weak_cmds):
+        return (tuple(a_cmds), primary.text) if same_commands(a_cmds, weak_cmds) else None
+    if repaired is not None and same_commands(repaired[0], weak_cmds):
         return weak_cmds, repaired[1]
     return None
 
@@ -348,7 +373,7 @@ def _weak_mended(
         result = parse(reading)
         if str(getattr(result, "reason", "")) in REFUSALS:
             return None
-        if _same(_commands(result), weak_cmds):
+        if same_commands(_commands(result), weak_cmds):
             return weak_cmds, reading
     return None
 
@@ -395,7 +420,10 @@ def repaired_readings(text: str) -> list[str]:
     return [f"{verb} {words[1]}"]
 
 
+_WHERE_OUT = re.compile(r"^where(?= (?:all )?out (?:of|on|in|at|off)\b)", re.I)
 _OUT_ON = re.compile(r"^((?:we're|we are|were|we|i'm|i am)(?: all)? out) (?:on|in|at|off)\b", re.I)
+_CHECK_OFF = {"jack": "check", "chuck": "check", "chick": "check", "gross": "cross"}
+_OFF = re.compile(rf"^({'|'.join(_CHECK_OFF)})(?= off\b)", re.I)
 _UNITS = sorted((u for u in UNIT_BY_ALIAS if len(u) > 2), key=len, reverse=True)
 _UNIT_ON = re.compile(rf"\b({'|'.join(_UNITS)}) (?:on|in)\b", re.I)
 _TARGET_AFTER = re.compile(r"\b(to|on|onto)\b.*\b(list|calendar|agenda)\b", re.I)
@@ -423,7 +451,8 @@ def mended_readings(text: str, pauses: Sequence[tuple[str, str]] = ()) -> list[s
     """``repaired_readings``, and what else Whisper tiny gets wrong in a way only the
     verifier's very same commands can settle: a leading verb it did not hear at all
     ("banana on the shopping list", after a clipped "put"), "of" heard as "on" or "in"
-    ("we're out in coffee", "two liters on milk"), and the commas of a list where the
+    ("we're out in coffee", "two liters on milk"), "where out of" and "jack off the
+    milk" (for "we're out of", "check off the milk"), and the commas of a list where the
     verifier heard its pauses (``listed``). These readings count only with the
     verifier's very same commands (agreeing, or asked about when the verifier was
     unsure), never on engine A's word: "works on my shopping list" (for "what's on
@@ -431,6 +460,8 @@ def mended_readings(text: str, pauses: Sequence[tuple[str, str]] = ()) -> list[s
     stripped = text.strip()
     readings = _with_verb(stripped)
     mended = listed(stripped, pauses)
+    mended = _WHERE_OUT.sub("we're", mended)
+    mended = _OFF.sub(lambda m: _CHECK_OFF[m.group(1).lower()], mended)
     for pattern in (_OUT_ON, _UNIT_ON):
         mended = pattern.sub(r"\1 of", mended)
     if mended != stripped:

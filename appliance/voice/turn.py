@@ -25,7 +25,15 @@ from typing import Any, Protocol
 from appliance.actions.service import ActionService, Request, Result
 from appliance.protocol.commands import Command
 from appliance.protocol.receipts import Receipt, Source
-from appliance.voice.gate import GateDecision, Heard, Parse, decide, names_known_items
+from appliance.voice.gate import (
+    WEAK,
+    GateDecision,
+    Heard,
+    Parse,
+    decide,
+    names_known_items,
+    same_commands,
+)
 
 _LOGGER = logging.getLogger(__name__)
 _BEFORE_SPEECH_BYTES = 32 * 800
@@ -442,6 +450,7 @@ class VoiceTurn:
                 verifier_t.text,
                 verifier_t.rejected,
                 pauses=tuple(map(tuple, verifier_t.details.get("pauses", ()))),
+                quiet=bool(verifier_t.details.get("quiet")),
             )
             if verifier_t
             else None
@@ -498,12 +507,23 @@ class VoiceTurn:
         Not when Whisper's best reading named items the verifier knows (the gate then
         proposes them: "engines_disagree"): the engines heard two different items, and
         a second model siding with one of them is a guess ("oatmeal" for "oat milk" on
-        a synthetic voice in noise). A weak verifier transcript may confirm Whisper's
-        own best reading only: in babble, a weak one and the larger model both heard
-        "oatmeal" for "oat milk"."""
+        a synthetic voice in noise).
+
+        A weak verifier transcript only in a quiet room (``Heard.quiet``), and never
+        against other known items of Whisper's: in babble, a weak one and the larger
+        model both heard "oatmeal" for "oat milk". In silence, a voice the verifier
+        finds unusual (espeak-ng's) is what makes it unsure, not sounds around it."""
         if gate.decision not in ("confirm", "chat") or heard_b is None:
             return False
-        if heard_b.rejected is not None or not heard_b.text.strip():
+        if not heard_b.text.strip():
+            return False
+        commands = getattr(parse(heard_b.text), "commands", ()) or ()
+        if heard_b.rejected == WEAK and heard_b.quiet:
+            if names_known_items(gate.commands, vocabulary) and not same_commands(
+                gate.commands, commands
+            ):
+                return False
+        elif heard_b.rejected is not None:
             return False
         if gate.reason == "engines_disagree" and names_known_items(gate.commands, vocabulary):
             return False
@@ -511,7 +531,6 @@ class VoiceTurn:
             return False
         if not self.engines.primary.has_second_opinion(self.lang):
             return False
-        commands = getattr(parse(heard_b.text), "commands", ()) or ()
         return any(c.changes_state for c in commands)
 
     async def _second_opinion(

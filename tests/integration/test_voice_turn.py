@@ -152,9 +152,9 @@ async def test_a_second_opinion_from_the_larger_model_can_confirm_the_verifier(
 
 async def test_only_a_sure_verifier_gets_a_second_opinion(voice_engines: Engines) -> None:
     """A weak verifier transcript may confirm tiny.en's own best reading, never the
-    larger model's: in babble a weak "add oatmeal" and the larger model agreed on
-    "oatmeal" for "oat milk". Nor is the larger model asked to choose between two
-    items both engines know."""
+    larger model's, unless the room is quiet: in babble a weak "add oatmeal" and the
+    larger model agreed on "oatmeal" for "oat milk". Nor is the larger model asked to
+    choose between two items both engines know."""
     if not voice_engines.primary.has_second_opinion("en"):
         pytest.skip("no second-opinion model")
     turn = _turn(voice_engines, None)
@@ -167,12 +167,18 @@ async def test_only_a_sure_verifier_gets_a_second_opinion(voice_engines: Engines
         assert gate.decision in ("confirm", "chat"), gate
         asked = turn._wants_second_opinion(gate, verifier, parse, vocabulary)
         assert asked is wanted, rejected
+    # In silence, a weak verifier is unsure of the voice, not of sounds around it.
+    for rejected, wanted in (("weak", True), ("low_confidence", False)):
+        verifier = Heard("verifier", "add oatmeal to the shopping list", rejected, quiet=True)
+        gate = decide(whisper, verifier, parse, vocabulary)
+        assert turn._wants_second_opinion(gate, verifier, parse, vocabulary) is wanted
     # tiny.en heard a known item, the verifier another: two items, no tie-breaker
     known = Heard("whisper", "add oat milk to the shopping list")
-    verifier = Heard("verifier", "add oatmeal to the shopping list")
-    gate = decide(known, verifier, parse, vocabulary)
-    assert gate.decision == "confirm"
-    assert not turn._wants_second_opinion(gate, verifier, parse, vocabulary)
+    for rejected in (None, "weak"):
+        verifier = Heard("verifier", "add oatmeal to the shopping list", rejected, quiet=True)
+        gate = decide(known, verifier, parse, vocabulary)
+        assert gate.decision == "confirm"
+        assert not turn._wants_second_opinion(gate, verifier, parse, vocabulary), rejected
     assert turn._wants_second_opinion(gate, verifier, parse, frozenset())
     # both heard "oatmeal", Whisper's beam also "oat milk": the turn asks the user
     doubted = Heard("whisper", verifier.text, alternatives=("add oat milk to the shopping list",))

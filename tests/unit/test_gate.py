@@ -117,6 +117,22 @@ def test_chatter_is_chat(parser: IntentParser) -> None:
     assert (unheard.decision, unheard.reason) == ("read", "verifier_only")
 
 
+def test_a_sure_verifier_reads_when_whisper_heard_one_word_otherwise(
+    parser: IntentParser,
+) -> None:
+    agenda = gate(parser, "what's up my agenda tomorrow", "what's on my agenda tomorrow")
+    assert (agenda.decision, agenda.reason) == ("read", "one_word_apart")
+    assert agenda.commands and agenda.commands[0].action == "agenda.list"
+    listed = gate(parser, "works on my shopping list", "what's on my shopping list")
+    assert (listed.decision, listed.commands) == ("read", (c.ShoppingList(),))
+    # two words apart, too short to tell, or a weak verifier: Whisper's words stand
+    assert gate(parser, "can you tell me a joke", "can you tell me agenda").decision == "chat"
+    assert gate(parser, "my list", "the list").decision == "chat"
+    weak = gate(parser, "works on my shopping list", "what's on my shopping list",
+                b_rejected="weak")  # fmt: skip
+    assert weak.decision == "chat"
+
+
 def test_agenda_times_must_agree(parser: IntentParser) -> None:
     same = gate(
         parser,
@@ -378,6 +394,13 @@ def test_a_missing_verb_or_a_misheard_of_counts_only_with_the_verifiers_same_com
     )  # fmt: skip
     assert weak.decision != "act"
     assert gate(parser, "we're out in coffee", "").decision == "chat"
+    where = gate(parser, "where out of coffee", "we're out of coffee")
+    assert where.decision == "act" and where.commands == (c.ShoppingAdd(item="coffee"),)
+    jack = gate(parser, "jack off the milk", "check off the milk")
+    assert jack.decision == "act" and jack.commands == (c.ShoppingComplete(item="milk"),)
+    assert gate(parser, "gross off the eggs", "cross off the eggs").decision == "act"
+    assert gate(parser, "jack off the milk", "check off the oats").decision != "act"
+    assert gate(parser, "jack off the milk", "").decision == "chat"
     # never proposed in a question: "what's" heard as "works"
     alone = gate(parser, "works on my shopping list", None)
     assert (alone.decision, alone.commands) == ("chat", ())
