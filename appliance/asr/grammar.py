@@ -20,7 +20,10 @@ or three when adding ("milk, eggs and bread", the comma a ``PAUSE``); ``{event}`
 title vocabulary plus the date/time sub-grammar; ``{when}`` dates and times. Yes/no
 answers are in the grammar too (``<answer>``; ``Grammar.answers_jsgf`` holds them
 alone, for confirmations).
-Built grammars are cached by (lang, items).
+Template blocks marked ``verifier: false`` are understood by the parser but left out
+of the grammar: the verifier confused them with other commands ("tick the bread off"
+for "take the bread off"); said, they are asked about. Built grammars are cached by
+(lang, items).
 """
 
 from __future__ import annotations
@@ -955,6 +958,8 @@ def _template_rules(lang: str) -> tuple[dict[str, Node], dict[str, tuple[str, ..
     for intent, spec in source.get("intents", {}).items():
         names: list[str] = []
         for block in spec.get("data", []):
+            if (block.get("metadata") or {}).get("verifier") is False:
+                continue  # understood, but the verifier confused it with another command
             for sentence in block["sentences"]:
                 rule = f"s_{_ident(intent)}_{len(names)}"
                 rules[rule] = parse_template(sentence, "r_")
