@@ -958,8 +958,8 @@ def _template_rules(lang: str) -> tuple[dict[str, Node], dict[str, tuple[str, ..
     for intent, spec in source.get("intents", {}).items():
         names: list[str] = []
         for block in spec.get("data", []):
-            if (block.get("metadata") or {}).get("verifier") is False:
-                continue  # understood, but the verifier confused it with another command
+            if not verifier_hears(block):
+                continue
             for sentence in block["sentences"]:
                 rule = f"s_{_ident(intent)}_{len(names)}"
                 rules[rule] = parse_template(sentence, "r_")
@@ -968,6 +968,12 @@ def _template_rules(lang: str) -> tuple[dict[str, Node], dict[str, tuple[str, ..
                 names.append(rule)
         intents[intent] = tuple(names)
     return rules, intents
+
+
+def verifier_hears(block: Mapping[str, Any]) -> bool:
+    """False for a template block marked ``verifier: false``: understood by the
+    parser, left out of the grammar (the verifier confused it with another command)."""
+    return (block.get("metadata") or {}).get("verifier") is not False
 
 
 def _renamed(node: Node, old: str, new: str) -> Node:
@@ -1039,15 +1045,17 @@ def _item_names(lang: str, names: SequenceOf[str]) -> dict[str, Node]:
     def alternatives(group: Iterable[str]) -> Alt:
         return Alt(tuple(_seq(Word(w) for w in n.split()) for n in group))
 
-    rules: dict[str, Node] = {"item_name": alternatives(names)}
-    if lang == "en":
-        # One thing whose plural the vocabulary has ("egg", "apple") only after a
-        # word for one ("an egg"): the number words take the plural.
-        plurals = frozenset(names)
-        rules["item_name"] = alternatives(n for n in names if not _plural_known(n, plurals))
-        one = [n for n in names if not _is_plural(n)]
-        rules["item_one_c"] = alternatives(n for n in one if not _starts_with_a_vowel(n))
-        rules["item_one_v"] = alternatives(n for n in one if _starts_with_a_vowel(n))
+    if lang != "en":
+        return {"item_name": alternatives(names)}
+    # One thing whose plural the vocabulary has ("egg", "apple") only after a word for
+    # one ("an egg"): the number words take the plural.
+    every = frozenset(names)
+    rules: dict[str, Node] = {
+        "item_name": alternatives(n for n in names if not _plural_known(n, every))
+    }
+    one = [n for n in names if not _is_plural(n)]
+    rules["item_one_c"] = alternatives(n for n in one if not _starts_with_a_vowel(n))
+    rules["item_one_v"] = alternatives(n for n in one if _starts_with_a_vowel(n))
     return rules
 
 

@@ -355,15 +355,7 @@ class PocketSphinxVerifier(StreamingVerifier):
             rejected: str | None = REJECT_OUT_OF_GRAMMAR if out_of_grammar else REJECT_NO_SPEECH
             return Result("", rejected=rejected, details={"frames": frames})
         warp, (text, scores, _) = max(readings, key=lambda kept: kept[1].scores["avg_score"])
-        details = {
-            "frames": frames,
-            "warp": warp,
-            **scores,
-            "readings": [
-                (w, r.text, round(r.scores["avg_score"], 1), r.scores["min_word_score"])
-                for w, r in readings
-            ],
-        }
+        details = {"frames": frames, "warp": warp, **scores}
         settings = self._ps_settings
         confidence = 1.0 / (
             1.0 + math.exp(-(scores["avg_score"] - settings.reject_avg_score) / _CONFIDENCE_SCALE)

@@ -199,7 +199,7 @@ def decide(
         # me agenda"): when Whisper heard other words, they are what was said. One
         # word apart is the same request misheard ("what's up my agenda tomorrow").
         if primary.usable and not (
-            verifier is not None and one_word_apart(primary.text, verifier.text)
+            verifier is not None and _one_word_apart(primary.text, verifier.text)
         ):
             return _nothing(primary, verifier, a, None, details)
         reason = "verifier_only" if not primary.usable else "one_word_apart"
@@ -211,7 +211,7 @@ def decide(
 _MIN_CLOSE_WORDS = 4
 
 
-def one_word_apart(text: str, other: str) -> bool:
+def _one_word_apart(text: str, other: str) -> bool:
     """True if two readings of at least ``_MIN_CLOSE_WORDS`` words differ by at most
     one word (replaced, left out or added), case and punctuation aside."""
     a, b = (re.findall(r"[\w']+", t.lower()) for t in (text, other))
@@ -247,11 +247,20 @@ def _alternative_agreeing(
     if names_known_items(_commands(a), vocabulary):
         return None
     readings = [*primary.alternatives, *mended_readings(primary.text, pauses)]
-    for rank, text in enumerate(readings, start=2):
+    return _first_giving(readings, b_cmds, parse, start=2)
+
+
+def _first_giving(
+    readings: Sequence[str], commands: Sequence[Command], parse: Parse, *, start: int
+) -> tuple[int, str] | None:
+    """The first of ``readings`` that gives exactly ``commands``, with its rank
+    (``start`` for the first); None when none does, or a reading before it was
+    refused (a negation must never be skipped)."""
+    for rank, text in enumerate(readings, start=start):
         result = parse(text)
         if str(getattr(result, "reason", "")) in REFUSALS:
             return None
-        if same_commands(_commands(result), b_cmds):
+        if same_commands(_commands(result), commands):
             return rank, text
     return None
 
@@ -369,13 +378,8 @@ def _weak_mended(
     understanding at all."""
     if weak_cmds is None:
         return None
-    for reading in mended_readings(primary.text, pauses):
-        result = parse(reading)
-        if str(getattr(result, "reason", "")) in REFUSALS:
-            return None
-        if same_commands(_commands(result), weak_cmds):
-            return weak_cmds, reading
-    return None
+    found = _first_giving(mended_readings(primary.text, pauses), weak_cmds, parse, start=1)
+    return None if found is None else (weak_cmds, found[1])
 
 
 def _repaired_commands(

@@ -435,22 +435,15 @@ def test_a_list_whisper_wrote_without_commas_agrees_where_the_verifier_heard_pau
     weak = gate(parser, whisper, "add milk, eggs and bread to the list", b_rejected="weak",
                 pauses=[("milk", "eggs")])  # fmt: skip
     assert weak.decision != "act"
-    unsure = gate(
-        parser,
-        "chocolate milk and bread to the shopping list",
-        "add chocolate, milk and bread to the shopping list",
-        b_rejected="weak",
-        pauses=[("chocolate", "milk")],
-        vocabulary=frozenset({"chocolate milk", "chocolate", "milk", "bread"}),
-    )  # a weak verifier's pause inside a known item is no comma either: nothing to ask
+    heard = ("chocolate milk and bread to the shopping list",
+             "add chocolate, milk and bread to the shopping list")  # fmt: skip
+    known = frozenset({"chocolate milk", "chocolate", "milk", "bread"})
+    unsure = gate(parser, *heard, b_rejected="weak", pauses=[("chocolate", "milk")],
+                  vocabulary=known)  # fmt: skip
+    # a weak verifier's pause inside a known item is no comma either: nothing to ask
     assert (unsure.decision, unsure.commands) == ("chat", ())
-    asked = gate(
-        parser,
-        "chocolate milk and bread to the shopping list",
-        "add chocolate, milk and bread to the shopping list",
-        b_rejected="weak",
-        pauses=[("chocolate", "milk")],
-    )  # no such item known: the pause is a comma, and the weak verifier's list is asked
+    asked = gate(parser, *heard, b_rejected="weak", pauses=[("chocolate", "milk")])
+    # no such item known: the pause is a comma, and the weak verifier's list is asked
     assert asked.decision == "confirm" and len(asked.commands) == 3
     other = gate(parser, whisper, "add milk, eggs and beans to the list",
                  pauses=[("milk", "eggs")])  # fmt: skip
