@@ -1048,10 +1048,13 @@ def _item_names(lang: str, names: SequenceOf[str]) -> dict[str, Node]:
     if lang != "en":
         return {"item_name": alternatives(names)}
     # One thing whose plural the vocabulary has ("egg", "apple") only after a word for
-    # one ("an egg"): the number words take the plural.
+    # one ("an egg"): the number words take the plural. Not the names that are also
+    # said as they are ("salt and pepper", "add steak").
     every = frozenset(names)
     rules: dict[str, Node] = {
-        "item_name": alternatives(n for n in names if not _plural_known(n, every))
+        "item_name": alternatives(
+            n for n in names if n in _SAID_AS_IS or not _plural_known(n, every)
+        )
     }
     one = [n for n in names if not _is_plural(n)]
     rules["item_one_c"] = alternatives(n for n in one if not _starts_with_a_vowel(n))
@@ -1059,6 +1062,9 @@ def _item_names(lang: str, names: SequenceOf[str]) -> dict[str, Node]:
     return rules
 
 
+_SAID_AS_IS = frozenset({"pepper", "steak", "sausage", "chicken breast"})
+"""English names of one thing whose plural the vocabulary has, that are also said
+without "a", as food ("add pepper", "add chicken breast")."""
 _NOT_PLURAL = ("ss", "us", "is", "ous")
 _VOWEL_PHONES = frozenset(
     {"AA", "AE", "AH", "AO", "AW", "AY", "EH", "ER", "EY", "IH", "IY", "OW", "OY", "UH", "UW"}

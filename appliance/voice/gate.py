@@ -14,7 +14,8 @@ Decisions:
   different item ("oat milk" and "oatmeal"), and the turn asks.
   A "weak" verifier transcript (``rejected="weak"``: unsure, not far off) counts only
   when it gives exactly the commands of A's best reading (or of that reading with a
-  misheard leading "add" or "put" repaired), never of A's other beam readings.
+  misheard leading "add" or "put" repaired, or its small words mended: "we're out on
+  coffee"), never of A's other beam readings.
 - ``confirm``: one engine heard a state-changing command the other did not confirm:
   change nothing, ask ("Did you want to add oat milk?"). Engine A's best reading
   with a misheard leading "add" repaired counts as one it heard, for the question
@@ -24,7 +25,8 @@ Decisions:
   and "oat milk").
 - ``read``: a read-only request (list, next event): runs on engine A alone; a
   disagreement is recorded. Also on the verifier's, when it was sure and engine A's
-  reading is one word away from it ("what's up my agenda tomorrow").
+  reading is one word away from it ("what's up my agenda tomorrow"); the same for an
+  unsure ("weak") verifier, whose reading alone is never enough.
 - ``reject``: understood, but refused (a negation, another list, a bad slot).
 - ``chat``: speech that is not a command.
 - ``none``: nothing usable was heard.
@@ -155,7 +157,7 @@ def decide(
     weak_cmds = _weak_commands(primary, a, verifier, parse)
     # Where the verifier heard a list's pauses, for commas in engine A's text.
     pauses = _list_pauses(verifier, vocabulary)
-    weak = _weak_agreeing(primary, a_cmds, weak_cmds, repaired=repaired)
+    weak = _weak_agreeing(primary, a_cmds, weak_cmds, parse, repaired=repaired, pauses=pauses)
     if weak is not None:
         return _unless_rival(
             GateDecision("act", weak[0], weak[0][0].action, "weak_verifier", True,
@@ -165,6 +167,9 @@ def decide(
     if not a_cmds and not b_cmds and repaired is None:
         asked = _weak_mended(primary, weak_cmds, parse, pauses)
         if asked is None:
+            read = _weak_read(primary, verifier, a, parse)
+            if read is not None:
+                return GateDecision("read", read, read[0].action, "weak_verifier", False, details)
             return _nothing(primary, verifier, a, b, details)
         # Asked, never run: a weak verifier confirms only A's very best reading.
         commands, reading = asked
@@ -352,19 +357,43 @@ def _weak_agreeing(
     primary: Heard,
     a_cmds: Sequence[Command],
     weak_cmds: tuple[Command, ...] | None,
+    parse: Parse,
     *,
     repaired: tuple[tuple[Command, ...], str] | None,
+    pauses: Sequence[tuple[str, str]],
 ) -> tuple[tuple[Command, ...], str] | None:
     """``weak_cmds`` (``_weak_commands``) with the reading they agree with, when they
-    are exactly engine A's best reading (or ``repaired``, that reading with a misheard
-    "add" or "put" put back)."""
+    are exactly engine A's best reading, that reading with a misheard "add" or "put"
+    put back (``repaired``), or with its small words mended (``mended_words``: "we're
+    out on coffee", "two liters on milk", the commas where the verifier paused). Never
+    one of A's other beam readings, nor a verb A did not hear at all."""
     if weak_cmds is None:
         return None
-    if a_cmds:
-        return (tuple(a_cmds), primary.text) if same_commands(a_cmds, weak_cmds) else None
-    if repaired is not None and same_commands(repaired[0], weak_cmds):
+    if a_cmds and same_commands(a_cmds, weak_cmds):
+        return tuple(a_cmds), primary.text
+    if not a_cmds and repaired is not None and same_commands(repaired[0], weak_cmds):
         return weak_cmds, repaired[1]
-    return None
+    mended = mended_words(primary.text, pauses)
+    if mended == primary.text.strip():
+        return None
+    found = _first_giving([mended, *repaired_readings(mended)], weak_cmds, parse, start=1)
+    return None if found is None else (weak_cmds, found[1])
+
+
+def _weak_read(
+    primary: Heard, verifier: Heard | None, a: Any, parse: Parse
+) -> tuple[Command, ...] | None:
+    """The read-only request a "weak" verifier heard, when engine A heard it one word
+    otherwise ("well on my agenda tomorrow"): nothing changes, and the words are
+    close enough to be the same request. None for anything else."""
+    if verifier is None or verifier.rejected != WEAK or not primary.usable:
+        return None
+    if getattr(a, "intent", None) is not None or str(getattr(a, "reason", "")) in REFUSALS:
+        return None
+    commands = _commands(parse(verifier.text))
+    if not commands or not all(c.action in READ_ONLY_ACTIONS for c in commands):
+        return None
+    return commands if _one_word_apart(primary.text, verifier.text) else None
 
 
 def _weak_mended(
@@ -451,23 +480,30 @@ def listed(text: str, pauses: Sequence[tuple[str, str]]) -> str:
     return " ".join(words)
 
 
-def mended_readings(text: str, pauses: Sequence[tuple[str, str]] = ()) -> list[str]:
-    """``repaired_readings``, and what else Whisper tiny gets wrong in a way only the
-    verifier's very same commands can settle: a leading verb it did not hear at all
-    ("banana on the shopping list", after a clipped "put"), "of" heard as "on" or "in"
-    ("we're out in coffee", "two liters on milk"), "where out of" and "jack off the
-    milk" (for "we're out of", "check off the milk"), and the commas of a list where the
-    verifier heard its pauses (``listed``). These readings count only with the
-    verifier's very same commands (agreeing, or asked about when the verifier was
-    unsure), never on engine A's word: "works on my shopping list" (for "what's on
-    ...") would become "add works"."""
-    stripped = text.strip()
-    readings = _with_verb(stripped)
-    mended = listed(stripped, pauses)
+def mended_words(text: str, pauses: Sequence[tuple[str, str]] = ()) -> str:
+    """``text`` with the small words Whisper tiny mishears put right, its item words
+    left as they are: "of" heard as "on" or "in" ("we're out in coffee", "two liters on
+    milk"), "where out of" and "jack off the milk" (for "we're out of", "check off the
+    milk"), and the commas of a list where the verifier heard its pauses (``listed``)."""
+    mended = listed(text.strip(), pauses)
     mended = _WHERE_OUT.sub("we're", mended)
     mended = _OFF.sub(lambda m: _CHECK_OFF[m.group(1).lower()], mended)
     for pattern in (_OUT_ON, _UNIT_ON):
         mended = pattern.sub(r"\1 of", mended)
+    return mended
+
+
+def mended_readings(text: str, pauses: Sequence[tuple[str, str]] = ()) -> list[str]:
+    """``repaired_readings``, and what else Whisper tiny gets wrong in a way only the
+    verifier's very same commands can settle: a leading verb it did not hear at all
+    ("banana on the shopping list", after a clipped "put"), and its small words
+    (``mended_words``). These readings count only with the verifier's very same
+    commands (agreeing; with an unsure verifier, only the small words: a missing verb
+    is asked about), never on engine A's word: "works on my shopping list" (for
+    "what's on ...") would become "add works"."""
+    stripped = text.strip()
+    readings = _with_verb(stripped)
+    mended = mended_words(stripped, pauses)
     if mended != stripped:
         readings += [mended, *_with_verb(mended)]
     return readings

@@ -125,12 +125,23 @@ def test_a_sure_verifier_reads_when_whisper_heard_one_word_otherwise(
     assert agenda.commands and agenda.commands[0].action == "agenda.list"
     listed = gate(parser, "works on my shopping list", "what's on my shopping list")
     assert (listed.decision, listed.commands) == ("read", (c.ShoppingList(),))
-    # two words apart, too short to tell, or a weak verifier: Whisper's words stand
+    # two words apart or too short to tell: Whisper's words stand
     assert gate(parser, "can you tell me a joke", "can you tell me agenda").decision == "chat"
     assert gate(parser, "my list", "the list").decision == "chat"
+    # an unsure verifier reads on the same terms, never on its own words
     weak = gate(parser, "works on my shopping list", "what's on my shopping list",
                 b_rejected="weak")  # fmt: skip
-    assert weak.decision == "chat"
+    assert (weak.decision, weak.reason, weak.commands) == (
+        "read",
+        "weak_verifier",
+        (c.ShoppingList(),),
+    )
+    for whisper in ("can you tell me a joke", "", "don't read my shopping list"):
+        unsure = gate(parser, whisper, "can you tell me agenda", b_rejected="weak")
+        assert unsure.decision != "read", whisper
+    low = gate(parser, "works on my shopping list", "what's on my shopping list",
+               b_rejected="low_confidence")  # fmt: skip
+    assert low.decision == "chat"
 
 
 def test_agenda_times_must_agree(parser: IntentParser) -> None:
@@ -394,6 +405,21 @@ def test_a_missing_verb_or_a_misheard_of_counts_only_with_the_verifiers_same_com
     )  # fmt: skip
     assert weak.decision != "act"
     assert gate(parser, "we're out in coffee", "").decision == "chat"
+    # the small words are mended for an unsure verifier too; its item must be the same
+    for whisper, verifier, item in (
+        ("we are out on coffee", "we are out of coffee", c.ShoppingAdd(item="coffee")),
+        ("add two liters on milk to the list", "add two liters of milk to the list",
+         c.ShoppingAdd(item="milk", quantity=2, unit="l")),
+        ("jack off the milk", "check off the milk", c.ShoppingComplete(item="milk")),
+    ):  # fmt: skip
+        unsure = gate(parser, whisper, verifier, b_rejected="weak")
+        assert (unsure.decision, unsure.reason, unsure.commands) == (
+            "act",
+            "weak_verifier",
+            (item,),
+        ), whisper
+    other = gate(parser, "we are out on coffee", "we are out of toffee", b_rejected="weak")
+    assert other.decision != "act"
     where = gate(parser, "where out of coffee", "we're out of coffee")
     assert where.decision == "act" and where.commands == (c.ShoppingAdd(item="coffee"),)
     jack = gate(parser, "jack off the milk", "check off the milk")
@@ -430,11 +456,13 @@ def test_a_list_whisper_wrote_without_commas_agrees_where_the_verifier_heard_pau
     )
     assert compound.decision == "confirm"
     assert compound.commands == (c.ShoppingAdd(item="chocolate milk"), c.ShoppingAdd(item="bread"))
-    # a weak verifier does not mend, and another item still disagrees
+    # a weak verifier's pauses put the commas in too; another item still disagrees
     whisper = "add milk eggs and bread to the list"
     weak = gate(parser, whisper, "add milk, eggs and bread to the list", b_rejected="weak",
                 pauses=[("milk", "eggs")])  # fmt: skip
-    assert weak.decision != "act"
+    assert (weak.decision, weak.reason, len(weak.commands)) == ("act", "weak_verifier", 3)
+    unpaused = gate(parser, whisper, "add milk, eggs and bread to the list", b_rejected="weak")
+    assert unpaused.decision != "act"
     heard = ("chocolate milk and bread to the shopping list",
              "add chocolate, milk and bread to the shopping list")  # fmt: skip
     known = frozenset({"chocolate milk", "chocolate", "milk", "bread"})
@@ -473,13 +501,16 @@ def test_of_heard_as_on_after_a_unit_counts_only_with_the_verifiers_same_command
     assert kilo.decision == "act"
     assert kilo.commands == (c.ShoppingAdd(item="rice", quantity=1, unit="kg"),)
     assert gate(parser, "add two liters on milk to the list", None).decision != "act"
-    # a weak verifier that heard the very same: asked, never run
+    # a weak verifier that heard the very same: "of" is a small word, mended for it too
     weak = gate(parser, "add two liters on milk to the shopping list",
                 "add two liters of milk to the shopping list", b_rejected="weak")  # fmt: skip
-    assert (weak.decision, weak.reason) == ("confirm", "not_confirmed")
+    assert (weak.decision, weak.reason) == ("act", "weak_verifier")
     assert weak.commands == (c.ShoppingAdd(item="milk", quantity=2, unit="l"),)
-    out = gate(parser, "we are out on coffee", "we are out of coffee", b_rejected="weak")
-    assert out.decision == "confirm" and out.commands == (c.ShoppingAdd(item="coffee"),)
+    # but a verb Whisper did not hear is only asked about
+    clipped = gate(parser, "two liters on milk to the shopping list",
+                   "add two liters of milk to the shopping list", b_rejected="weak")  # fmt: skip
+    assert (clipped.decision, clipped.reason) == ("confirm", "not_confirmed")
+    assert clipped.commands == (c.ShoppingAdd(item="milk", quantity=2, unit="l"),)
     other = gate(parser, "we are out on coffee", "we are out of tea", b_rejected="weak")
     assert other.decision == "chat"
     low = gate(parser, "we are out on coffee", "we are out of coffee", b_rejected="low_confidence")

@@ -291,6 +291,14 @@ def test_a_number_takes_the_plural() -> None:
         assert not en.accepts(text), text
     # An item the list has without its plural keeps every form.
     assert build_grammar("en", ["snow pea"]).accepts("add two snow pea to the list")
+    # So does food also said as it is, whose plural is another grocery ("peppers").
+    for text in (
+        "add salt and pepper to the list",
+        "add steak to the list",
+        "add chicken breast to the list",
+        "add two chicken breasts to the list",
+    ):
+        assert en.accepts(text), text
 
 
 def test_portuguese_reminders(parser: IntentParser) -> None:
