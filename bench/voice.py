@@ -15,7 +15,8 @@ Utterances: commands (shopping and agenda), chatter and near misses, said by Pip
   (published per turn on ``diagnostics/voice/<site>``) give end of speech to receipt
   published and to first speech audio sent, and from when the voice stopped; the
   baseline is plain ``transcribe()`` with faster-whisper's defaults on the same audio,
-  in this process, in the same run;
+  in this process, in the same run; the same medians for turns with white noise
+  (``in_noise``), where the verifier decodes slower;
 - the node's resident memory with every model loaded, and after all the turns.
 
 The acceptance figures come from a second pass in this process, fed faster than real
@@ -250,8 +251,12 @@ def _proc_mb(pid: int, key: str) -> float:
     return 0.0
 
 
-async def _over_mqtt(texts: list[tuple[str, str]]) -> dict[str, Any]:
-    """End-to-end latency and memory of a node process, one virtual satellite."""
+async def _over_mqtt(texts: list[tuple[str, str, str]]) -> dict[str, Any]:
+    """End-to-end latency and memory of a node process, one virtual satellite.
+
+    ``texts``: (voice, condition, text). The headline medians are over the clean
+    turns; ``in_noise`` gives them for the others (the verifier hears those through
+    RNNoise, and decodes them slower)."""
     import json
     import signal
 
@@ -271,8 +276,8 @@ async def _over_mqtt(texts: list[tuple[str, str]]) -> dict[str, Any]:
             async with ha_client(broker) as ha, satellite(broker) as sat:
                 await ha.client.subscribe("appliance/diagnostics/voice/+", qos=1)
                 waited = time.perf_counter()
-                for voice_name, text in texts:
-                    pcm = speech.pad(VOICES[voice_name](text), 300, 1500)
+                for voice_name, condition, text in texts:
+                    pcm = CONDITIONS[condition](speech.pad(VOICES[voice_name](text), 300, 1500))
                     while True:  # the node refuses claims ('loading') until its models are in
                         sat.controls.clear()
                         session_id = await sat.claim()
@@ -297,7 +302,9 @@ async def _over_mqtt(texts: list[tuple[str, str]]) -> dict[str, Any]:
                         lambda sid=session_id: any(r["session_id"] == sid for r in diagnostics())
                     )
                     report = next(r for r in diagnostics() if r["session_id"] == session_id)
-                    reports.append({"voice": voice_name, "said": text, **report})
+                    reports.append(
+                        {"voice": voice_name, "condition": condition, "said": text, **report}
+                    )
             rss["after"] = _proc_mb(node.pid, "VmRSS")
             rss["peak"] = _proc_mb(node.pid, "VmHWM")
         finally:
@@ -308,16 +315,20 @@ async def _over_mqtt(texts: list[tuple[str, str]]) -> dict[str, Any]:
     whisper = WhisperEngine()
     whisper.load("en")
     plain: list[float] = []
-    for voice_name, text in texts:
+    for voice_name, condition, text in texts:
+        if condition != "clean":
+            continue
         pcm = speech.pad(VOICES[voice_name](text), 300, 300)
         started = time.perf_counter()
         whisper.plain_transcribe(pcm, "en")
         plain.append((time.perf_counter() - started) * 1000)
 
-    def between(start: str, end: str) -> list[float]:
+    def between(start: str, end: str, condition: str = "clean") -> list[float]:
         out = []
         for r in reports:
             marks = r["milestones_ms"]
+            if r["condition"] != condition:
+                continue
             if start in marks and end in marks:
                 out.append(marks[end] - marks[start])
         return out
@@ -327,6 +338,7 @@ async def _over_mqtt(texts: list[tuple[str, str]]) -> dict[str, Any]:
 
     eos_pub = between("end_of_speech", "receipt_published")
     plain_med = statistics.median(plain)
+    noisy = sorted({r["condition"] for r in reports} - {"clean"})
     return {
         "turns": len(reports),
         "decisions": dict(Counter(r["decision"] for r in reports)),
@@ -346,8 +358,27 @@ async def _over_mqtt(texts: list[tuple[str, str]]) -> dict[str, Any]:
             "voice_stopped_to_first_speech_audio_sent": med(
                 between("speech_stopped", "first_speech_audio_sent")
             ),
+            "end_of_speech_to_verifier_ready": med(between("end_of_speech", "verifier_ready")),
             "wake_claim_to_accepted": med(between("wake_claim", "accepted")),
             "plain_faster_whisper_defaults_transcribe": round(plain_med, 1),
+        },
+        "in_noise": {
+            condition: {
+                "turns": sum(r["condition"] == condition for r in reports),
+                "end_of_speech_to_verifier_ready": med(
+                    between("end_of_speech", "verifier_ready", condition)
+                ),
+                "end_of_speech_to_whisper_ready": med(
+                    between("end_of_speech", "whisper_ready", condition)
+                ),
+                "end_of_speech_to_receipt_published": med(
+                    between("end_of_speech", "receipt_published", condition)
+                ),
+                "end_of_speech_to_first_speech_audio_sent": med(
+                    between("end_of_speech", "first_speech_audio_sent", condition)
+                ),
+            }
+            for condition in noisy
         },
         "ratio_end_of_speech_to_receipt_vs_plain_transcribe": (
             round(statistics.median(eos_pub) / plain_med, 2) if eos_pub else None
@@ -356,7 +387,7 @@ async def _over_mqtt(texts: list[tuple[str, str]]) -> dict[str, Any]:
         "trailing_silence_ms": 700,
         "turns_ms": [
             {
-                "said": f"{r['voice']}: {r['said']}",
+                "said": f"{r['voice']} ({r['condition']}): {r['said']}",
                 "decision": r["decision"],
                 **{
                     k: round(v - r["milestones_ms"].get("end_of_speech", 0))
@@ -370,7 +401,11 @@ async def _over_mqtt(texts: list[tuple[str, str]]) -> dict[str, Any]:
 
 
 def run(limit: int | None = None) -> dict[str, Any]:
-    latency_texts = [("piper", t) for t in COMMANDS] + [("espeak_us", t) for t in COMMANDS[:8]]
+    latency_texts = [
+        *(("piper", "clean", t) for t in COMMANDS),
+        *(("espeak_us", "clean", t) for t in COMMANDS[:8]),
+        *(("piper", "white20", t) for t in COMMANDS[:14]),
+    ]
     if limit is not None:
         latency_texts = latency_texts[: max(1, limit // 4)]
     over_mqtt = asyncio.run(_over_mqtt(latency_texts))
