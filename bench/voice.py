@@ -2,7 +2,8 @@
 
 Utterances: commands (shopping and agenda), chatter and near misses, said by Piper
 (three speeds, and made deeper) and espeak-ng (two voices), clean and with white noise
-(20 dB) and babble (10 dB). The truth of an utterance is what the parser makes of its text.
+(20 dB) and babble (10 dB), and in a reverberant room (0.4 s). The truth of an utterance
+is what the parser makes of its text.
 
 - accepted: the gate decided ``act`` with exactly the commands said;
 - wrong action: ``act`` with other commands, or any ``act`` on chatter, near misses,
@@ -90,6 +91,8 @@ CONDITIONS: dict[str, Callable[[bytes], bytes]] = {
     "clean": lambda pcm: pcm,
     "white20": lambda pcm: speech.add_white_noise(pcm, 20),
     "babble10": lambda pcm: speech.add_babble(pcm, 10),
+    # a room: reverberation time 0.4 s, the direct sound 3 dB above the reverberation
+    "reverb": lambda pcm: speech.add_reverb(pcm, 0.4, 3.0),
 }
 
 

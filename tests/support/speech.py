@@ -222,6 +222,26 @@ def mix_at_snr(speech: bytes, noise: bytes, snr_db: float) -> bytes:
     return from_float32(np.clip(s + n * (target / noise_rms), -1.0, 1.0))
 
 
+def add_reverb(speech: bytes, rt60_s: float = 0.4, drr_db: float = 3.0, *, seed: int = 0) -> bytes:
+    """``speech`` as a microphone across a room hears it: the direct sound plus a
+    reverberant tail (exponentially decaying noise, starting 2 ms after it) that
+    falls by 60 dB in ``rt60_s`` and has ``drr_db`` less energy than the direct
+    sound. The peak level is kept."""
+    rng = np.random.default_rng(seed)
+    dry = to_float32(speech).astype(np.float64)
+    length = _samples(rt60_s * 1000)
+    t = np.arange(length) / SAMPLE_RATE
+    tail = rng.standard_normal(length) * np.exp(-3 * math.log(10) * t / rt60_s)
+    tail[: _samples(2)] = 0.0
+    tail *= math.sqrt(10 ** (-drr_db / 10) / float(np.sum(tail * tail)))
+    tail[0] = 1.0
+    wet = np.convolve(dry, tail)[: len(dry)]
+    peak = float(np.max(np.abs(wet))) if len(wet) else 0.0
+    if peak > 0:
+        wet *= float(np.max(np.abs(dry))) / peak
+    return from_float32(np.clip(wet, -1.0, 1.0))
+
+
 def add_white_noise(speech: bytes, snr_db: float, *, seed: int = 0) -> bytes:
     return mix_at_snr(speech, white_noise(len(speech) / 32, seed=seed), snr_db)
 
