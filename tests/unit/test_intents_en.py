@@ -384,6 +384,13 @@ def test_now_is_read_in_the_parser_time_zone() -> None:
         ("what does my week look like", AgendaList(range="week")),
         ("what's on my agenda on December 5th", AgendaList(range="day", day=dt.date(2026, 12, 5))),
         ("what do I have on Friday", AgendaList(range="day", day=dt.date(2026, 12, 4))),
+        ("what's my schedule for tomorrow", AgendaList(range="tomorrow")),
+        ("what's my calendar looking like today", AgendaList(range="today")),
+        ("anything on my calendar tomorrow", AgendaList(range="tomorrow")),
+        (
+            "is there anything on my agenda on Friday",
+            AgendaList(range="day", day=dt.date(2026, 12, 4)),
+        ),
         ("what's on my calendar on the 5th", AgendaList(range="day", day=dt.date(2026, 12, 5))),
         ("what's on my agenda on Dec. 5, 2027", AgendaList(range="day", day=dt.date(2027, 12, 5))),
         ("what's on my agenda on 12/05/2026", AgendaList(range="day", day=dt.date(2026, 12, 5))),
