@@ -326,6 +326,16 @@ def test_other_lists_are_refused(text: str) -> None:
             "add dentist tomorrow at 3 pm at the clinic to my calendar",
             AgendaAdd(title="dentist", start=at(12, 1, 15), location="clinic"),
         ),
+        # a dotted time, as Whisper writes some voices' ("at 3.30", "3.30 pm")
+        (
+            "remind me to pick up the kids tomorrow at 3.30",
+            AgendaAdd(title="pick up the kids", start=at(12, 1, 15, 30)),
+        ),
+        (
+            "schedule a call with Bob tomorrow from 9.15 to 10 am",
+            AgendaAdd(title="call with Bob", start=at(12, 1, 9, 15), end=at(12, 1, 10)),
+        ),
+        ("add dentist tomorrow at 3.45 p.m.", AgendaAdd(title="dentist", start=at(12, 1, 15, 45))),
         # "at 3 pm" is a time, never a location
         ("schedule lunch at 1 pm", AgendaAdd(title="lunch", start=at(11, 30, 13))),
     ],
