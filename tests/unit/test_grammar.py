@@ -172,6 +172,10 @@ def test_polite_commands_and_reminders(parser: IntentParser) -> None:
         ("add another carton of milk to the list", "shopping.add"),
         ("remind me tomorrow at five p.m. to call mom", "agenda.add"),
         ("set a reminder to take out the trash at eight p.m.", "agenda.add"),
+        # a recording that starts with the satellite's wake word, or with its end
+        ("hey jarvis add milk to the shopping list", "shopping.add"),
+        ("ok nabu what's on my shopping list", "shopping.list"),
+        ("jarvis could you put eggs on the list", "shopping.add"),
     ]:
         assert en.accepts(text), text
         result = parser.parse(text, now=now)
@@ -181,6 +185,7 @@ def test_polite_commands_and_reminders(parser: IntentParser) -> None:
         "can you",
         "thank you",
         "hey",
+        "hey jarvis",
         "yes add milk to the list",
         "add milk please thanks",
     ):

@@ -108,6 +108,9 @@ def assert_command(text: str, expected: Command) -> None:
         ("Ok so add kitchen towels to the list thanks", ShoppingAdd(item="kitchen towels")),
         ("add milk to my shopping list please and thank you", ShoppingAdd(item="milk")),
         ("add back scratcher", ShoppingAdd(item="back scratcher")),
+        # a recording that starts with the satellite's wake word
+        ("Hey Jarvis, add milk to the list.", ShoppingAdd(item="milk")),
+        ("Alexa, put eggs on my shopping list", ShoppingAdd(item="eggs")),
     ],
 )
 def test_shopping_add(text: str, expected: Command) -> None:

@@ -102,6 +102,9 @@ def assert_command(text: str, expected: Command) -> None:
         # ruído de ASR
         ("é... adiciona café por favor, obrigado", ShoppingAdd(item="café")),
         ("Oi, você pode colocar detergente na lista?", ShoppingAdd(item="detergente")),
+        # uma gravação que começa com a palavra de ativação do satélite
+        ("Hey Jarvis, põe leite na lista", ShoppingAdd(item="leite")),
+        ("Ok Nabu, adiciona café", ShoppingAdd(item="café")),
     ],
 )
 def test_shopping_add(text: str, expected: Command) -> None:
