@@ -101,6 +101,9 @@ def assert_command(text: str, expected: Command) -> None:
         ("add rice to groceries", ShoppingAdd(item="rice")),
         ("I need to buy batteries", ShoppingAdd(item="batteries")),
         ("don't forget to add milk", ShoppingAdd(item="milk")),
+        ("get some milk", ShoppingAdd(item="milk")),
+        ("pick up two loaves of bread", ShoppingAdd(item="bread", quantity=2, unit="loaf")),
+        ("grab me some cheese, please", ShoppingAdd(item="cheese")),
         # ASR noise: fillers, politeness, punctuation, case
         ("uh, add, um, bread to the list, thank you", ShoppingAdd(item="bread")),
         ("Hey, could you please add coffee to my list?", ShoppingAdd(item="coffee")),
