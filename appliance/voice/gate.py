@@ -171,7 +171,8 @@ def decide(
             if read is not None:
                 return GateDecision("read", read, read[0].action, "weak_verifier", False, details)
             return _nothing(primary, verifier, a, b, details)
-        # Asked, never run: a weak verifier confirms only A's very best reading.
+        # Asked, never run: a verb Whisper did not hear is not a weak verifier's to
+        # confirm (it confirms A's best reading, its small words mended at most).
         commands, reading = asked
         details = {**details, "mended_reading": reading}
         return GateDecision(
