@@ -106,7 +106,8 @@ def test_commands_are_transcribed_exactly(verifier: PocketSphinxVerifier, speake
                 break
         assert good == 2, (text, transcript)
     print(f"finish latency ms: median {statistics.median(latencies):.0f} max {max(latencies):.0f}")
-    assert statistics.median(latencies) < 100
+    # How soon the transcript is ready is a benchmark's figure (bench voice:
+    # end_of_speech_to_verifier_ready); finish() keeping its bound is behaviour.
     assert max(latencies) < VerifierSettings().max_final_ms + 100
 
 
