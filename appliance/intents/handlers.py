@@ -258,6 +258,11 @@ def _event(ctx: Context, *, adding: bool = False) -> _Event | Outcome:
         return _fail(Reason.missing("title"))
     if _misread(words, ctx.lexicon):
         return _DOES_NOT_APPLY
+    if words[0].key in ctx.lexicon.title_joiners:
+        # "add a meeting with john": the word before the slot is the title's first
+        before = ctx.utterance.words(0, words[0].start)
+        if before:
+            words = [before[-1], *words]
     when = _event_when(ctx, words, adding=adding)
     if isinstance(when, Outcome):
         return when

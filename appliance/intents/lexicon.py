@@ -115,6 +115,7 @@ class Lexicon:
     conjunctions: frozenset[str]
     compounds: tuple[Phrase, ...]
     location_markers: frozenset[str]
+    title_joiners: frozenset[str]
     dates: DateWords
     raw: Mapping[str, Any]
 
@@ -213,6 +214,7 @@ def load_lexicon(lang: str) -> Lexicon:
         conjunctions=_words(raw["conjunctions"]),
         compounds=_phrases(raw["compounds"]),
         location_markers=_words(raw["location_markers"]),
+        title_joiners=_words(raw["title_joiners"]),
         dates=_dates(raw["dates"]),
         raw=raw,
     )

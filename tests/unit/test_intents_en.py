@@ -332,6 +332,15 @@ def test_other_lists_are_refused(text: str) -> None:
             "add dentist tomorrow at 3 pm at the clinic to my calendar",
             AgendaAdd(title="dentist", start=at(12, 1, 15), location="clinic"),
         ),
+        # "with ...": the noun before it is the title's first word
+        (
+            "add a meeting with John tomorrow at 10 am",
+            AgendaAdd(title="meeting with John", start=at(12, 1, 10)),
+        ),
+        (
+            "make an appointment with the dentist on Friday at 2 pm",
+            AgendaAdd(title="appointment with the dentist", start=at(12, 4, 14)),
+        ),
         # a dotted time, as Whisper writes some voices' ("at 3.30", "3.30 pm")
         (
             "remind me to pick up the kids tomorrow at 3.30",

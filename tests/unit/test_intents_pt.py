@@ -216,6 +216,10 @@ def test_other_lists_are_refused(text: str) -> None:
         ("marca dentista amanhã às 15h", AgendaAdd(title="dentista", start=at(12, 1, 15))),
         ("coloca na agenda reunião amanhã às 9", AgendaAdd(title="reunião", start=at(12, 1, 9))),
         (
+            "marca uma reunião com o João amanhã às 10h",
+            AgendaAdd(title="reunião com o João", start=at(12, 1, 10)),
+        ),
+        (
             "marca dentista na agenda amanhã às 15h",
             AgendaAdd(title="dentista", start=at(12, 1, 15)),
         ),
