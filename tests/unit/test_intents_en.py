@@ -341,6 +341,10 @@ def test_other_lists_are_refused(text: str) -> None:
             "make an appointment with the dentist on Friday at 2 pm",
             AgendaAdd(title="appointment with the dentist", start=at(12, 4, 14)),
         ),
+        (
+            "set an appointment with the dentist on Friday at 2 pm",
+            AgendaAdd(title="appointment with the dentist", start=at(12, 4, 14)),
+        ),
         # a dotted time, as Whisper writes some voices' ("at 3.30", "3.30 pm")
         (
             "remind me to pick up the kids tomorrow at 3.30",
