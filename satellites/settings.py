@@ -15,10 +15,10 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 from pydantic_settings import SettingsConfigDict
 
+from appliance.protocol.voice import BUILTIN_WAKE_WORDS
 from appliance.settings_sources import TomlSettings
 
 CONFIG_ENV = "SATELLITE_CONFIG"
-BUILTIN_WAKE_WORDS = ("hey_jarvis", "okay_nabu", "alexa", "hey_mycroft", "hey_rhasspy")
 
 
 class MqttSettings(BaseModel):

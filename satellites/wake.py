@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from appliance.protocol.voice import BUILTIN_WAKE_WORDS
 from satellites.errors import AudioError
-from satellites.settings import BUILTIN_WAKE_WORDS, WakeSettings
+from satellites.settings import WakeSettings
 
 if TYPE_CHECKING:
     from pyopen_wakeword import OpenWakeWord

@@ -11,6 +11,7 @@ from typing import Any, cast
 
 from appliance.intents.resources import data_file, load_yaml
 from appliance.intents.text import FillerRules, fold, phrase_alternation, tokenize
+from appliance.protocol.voice import BUILTIN_WAKE_WORDS
 
 LANGUAGES: tuple[str, ...] = ("en", "pt")
 
@@ -179,12 +180,23 @@ def _read(lang: str) -> Mapping[str, Any]:
     return cast("Mapping[str, Any]", load_yaml(data_file("sentences", "lexicon", f"{lang}.yaml")))
 
 
+def _with_wake_words(raw: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``raw`` with the satellites' wake words among the leading fillers, whole ("hey
+    jarvis") and by their last word (a stream that starts with the end of one): a
+    recording of a whole request may start with one ("hey jarvis, add milk")."""
+    phrases = [name.replace("_", " ") for name in BUILTIN_WAKE_WORDS]
+    wake = dict.fromkeys([*phrases, *(p.rsplit(maxsplit=1)[-1] for p in phrases)])
+    fillers = raw["fillers"]
+    leading = [*fillers["leading"], *(w for w in wake if w not in fillers["leading"])]
+    return {**raw, "fillers": {**fillers, "leading": leading}}
+
+
 @cache
 def load_lexicon(lang: str) -> Lexicon:
     """Load and fold the lexicon of ``lang`` ("en" or "pt")."""
     if lang not in LANGUAGES:
         raise ValueError(f"unsupported language: {lang!r}")
-    raw = _read(lang)
+    raw = _with_wake_words(_read(lang))
     fillers = raw["fillers"]
     negation = raw["negation"]
     quantities = raw["quantities"]

@@ -17,6 +17,10 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+BUILTIN_WAKE_WORDS = ("hey_jarvis", "okay_nabu", "alexa", "hey_mycroft", "hey_rhasspy")
+"""The wake word models a satellite ships (pyopen-wakeword). The node's parser and the
+verifier's grammar take them for words before a command ("hey jarvis, add milk")."""
+
 SAMPLE_RATE = 16_000
 SAMPLE_WIDTH = 2
 CHANNELS = 1

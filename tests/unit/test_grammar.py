@@ -174,7 +174,7 @@ def test_polite_commands_and_reminders(parser: IntentParser) -> None:
         ("set a reminder to take out the trash at eight p.m.", "agenda.add"),
         # a recording that starts with the satellite's wake word, or with its end
         ("hey jarvis add milk to the shopping list", "shopping.add"),
-        ("ok nabu what's on my shopping list", "shopping.list"),
+        ("okay nabu what's on my shopping list", "shopping.list"),
         ("jarvis could you put eggs on the list", "shopping.add"),
     ]:
         assert en.accepts(text), text
