@@ -130,7 +130,13 @@ of the speaker's level: in a quiet room Silero finds the end by itself, and a se
 quieter last word would otherwise cost the early transcription."""
 RELATIVE_TAIL_MS = 400
 """Extra audio kept after a silence that began only relative to the speaker: the last
-word of a sentence is often quieter (by 6-10 dB) than the rest, and must not be cut."""
+word of a sentence is often quieter (by 6-10 dB) than the rest, and must not be cut.
+With it, the pause comes at ``pause_ms + RELATIVE_TAIL_MS``: by default no earlier than
+the end, so no early transcription."""
+ROOM_LEVEL_DB = 3.0
+"""Such a silence is the room's own (a fan, steady noise) once the last 320 ms are
+within this of the room's quietest: nothing quieter is being said, the extra tail is
+dropped and the pause comes at ``pause_ms`` as in a quiet room."""
 SMOOTHING_FRAMES = 10
 """The level compared with the speaker's is the mean power of the last 320 ms: babble's
 syllables come and go, a pause after the command lasts."""
@@ -326,6 +332,8 @@ class Endpointer:
         smoothed = 10 * math.log10(sum(self._recent_power) / len(self._recent_power))
         if len(self._recent_power) == SMOOTHING_FRAMES:
             self._floor = min(self._floor, smoothed)
+        if self._run_relative and smoothed <= self._floor + ROOM_LEVEL_DB:
+            self._run_relative = False  # back to the room's level: the speech is over
         speaker = self._speech_level
         noisy_room = speaker is not None and speaker - self._floor < NOISY_ROOM_DB
         if (

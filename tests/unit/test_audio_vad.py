@@ -133,8 +133,8 @@ def test_command_then_silence_ends_in_time(model: FrameScorer, text: str, voice:
     tail = 300 + (400 if lag < 700 - FRAME_MS else 0)
     assert ended.speech_end_ms == pytest.approx(ended.at_ms - 700, abs=FRAME_MS)
     # the last pause is the one that became the end: 300 ms into the same silence (a
-    # silence that began relative to the speaker offers no pause: the utterance with its
-    # longer tail is not there before the end)
+    # silence that began relative to the speaker, above the room's level, offers no
+    # pause: the utterance with its longer tail is not there before the end)
     if tail == 300:
         assert pauses
         assert pauses[-1].silence_from_ms == ended.speech_end_ms
@@ -286,6 +286,56 @@ def test_speech_in_white_noise(model: FrameScorer, snr_db: float) -> None:
     ended = events[-1]
     assert isinstance(ended, SpeechEnded)
     assert ended.reason == "silence"
+
+
+@pytest.mark.parametrize(
+    ("text", "voice"),
+    [(COMMAND, "piper"), ("what's on my agenda tomorrow", "en-us"), ("remove the eggs", "en-us")],
+)
+def test_a_steady_noise_still_offers_the_early_pause(
+    model: FrameScorer, text: str, voice: str
+) -> None:
+    # A fan or white noise 20 dB below the speaker: Silero keeps hearing a little voice in
+    # it, so the silence after the command begins only relative to the speaker. Once the
+    # room is back at its own level nothing quieter is being said: the pause is offered
+    # at 300 ms, and it is the utterance that the end (700 ms) keeps.
+    said = sp.piper(text, **sp.FIXED) if voice == "piper" else sp.espeak(text, voice=voice)
+    audio = sp.add_white_noise(sp.pad(said, 800, 1500), 20, seed=3)
+    ep = Endpointer(VadSettings(), model)
+    offered: list[bytes] = []
+    events: list[Event] = []
+    for piece in chunks(audio, 2048):
+        new = ep.feed(piece)
+        events += new
+        offered += [ep.paused_utterance() for e in new if isinstance(e, SpeechPaused)]
+    assert kinds(events) == [SpeechStarted, SpeechEnded]
+    ended = events[-1]
+    assert isinstance(ended, SpeechEnded)
+    pause = [e for e in events if isinstance(e, SpeechPaused)][-1]
+    assert pause.silence_from_ms == ended.speech_end_ms
+    assert pause.at_ms < ended.at_ms - 300
+    assert offered[-1] == ep.utterance()
+    # it holds the whole command: from the pre-roll before the onset past the last sound
+    _, end = speech_bounds_ms(said)
+    assert events[0].at_ms - 300 + len(offered[-1]) / 32 > 800 + end
+
+
+def test_a_quieter_last_word_in_steady_noise_is_kept(model: FrameScorer) -> None:
+    # "... to the shopping LIST", the last word 12 dB below the rest: quiet against the
+    # speaker, still well above the room. The utterance keeps it whole.
+    head = sp.piper("add two liters of milk to the shopping", **sp.FIXED)
+    last = sp.piper("list", **sp.FIXED)
+    _, end = speech_bounds_ms(last)
+    quiet = (to_float32(last) * 10 ** (-12 / 20)).astype(np.float32)
+    said = head + from_float32(quiet)
+    audio = sp.add_white_noise(sp.pad(said, 800, 1500), 20, seed=3)
+    ep = Endpointer(VadSettings(), model)
+    events = run(ep, audio)
+    assert kinds(events) == [SpeechStarted, SpeechEnded]
+    utterance = ep.utterance()
+    onset = events[0].at_ms
+    kept_until = onset - 300 + len(utterance) / 32  # the utterance starts at the pre-roll
+    assert kept_until >= 800 + len(head) / 32 + end
 
 
 @pytest.mark.parametrize(
