@@ -162,15 +162,26 @@ async def _say(settings: Settings, args: argparse.Namespace) -> int:
         return EXIT_NOT_UNDERSTOOD
     source = Source(kind="cli", user=args.user or settings.default_user, site=None)
     base = args.request_id or new_request_id()
-    requests = [
-        Request(
-            request_id=base if i == 1 else f"{base}.{i}",
-            source=source,
-            command=command,
-            details={"text": args.text},
-        )
-        for i, command in enumerate(commands, start=1)
-    ]
+    if result.ask:  # the parser only guessed what it means: a question, nothing run
+        requests = [
+            Request(
+                request_id=base,
+                source=source,
+                confirm=commands,
+                action=commands[0].action,
+                details={"text": args.text},
+            )
+        ]
+    else:
+        requests = [
+            Request(
+                request_id=base if i == 1 else f"{base}.{i}",
+                source=source,
+                command=command,
+                details={"text": args.text},
+            )
+            for i, command in enumerate(commands, start=1)
+        ]
     async with open_database(settings) as db:
         service = ActionService(db, settings, Topics(settings.mqtt.prefix))
         results = await service.execute_batch(requests)

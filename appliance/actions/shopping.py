@@ -109,8 +109,20 @@ async def uncomplete(ctx: Context, cmd: ShoppingUncomplete) -> Outcome:
 
 
 async def list_(ctx: Context, cmd: ShoppingList) -> Outcome:
+    if cmd.item is not None:
+        return await _find(ctx, cmd.item)
     rows = await repo.list_items(ctx.conn, ctx.list_id, include_completed=cmd.include_completed)
     return Outcome("success", items=[_row_item(r) for r in rows], details={"count": len(rows)})
+
+
+async def _find(ctx: Context, item: str) -> Outcome:
+    """One item's entry: ``success`` with it (open or checked off), or ``not_found``."""
+    key = _key(item)
+    row = await repo.peek(ctx.conn, ctx.list_id, key) if key else None
+    if row is None:
+        return Outcome("not_found", "not_on_list", items=[_receipt_item(
+            display_name(item), None, None, completed=False)])  # fmt: skip
+    return Outcome("success", items=[_row_item(row)], details={"count": 1, "item": row.name})
 
 
 async def clear_completed(ctx: Context, cmd: ShoppingClearCompleted) -> Outcome:

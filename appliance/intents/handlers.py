@@ -47,6 +47,7 @@ class Reason:
     BAD_DATE = "bad_date"
     AMBIGUOUS_DATE = "ambiguous_date"
     UNSUPPORTED_RANGE = "unsupported_range"
+    RECURRING = "recurring"
 
     @staticmethod
     def missing(slot: str) -> str:
@@ -128,12 +129,19 @@ def _misread(words: Sequence[Word], lexicon: Lexicon) -> bool:
     return any(w.key in lexicon.container_words for w in words)
 
 
+def _recurring(words: Sequence[Word], lexicon: Lexicon) -> bool:
+    """True if ``words`` say a repetition ("yoga every tuesday", "milk each week")."""
+    return any(w.key in lexicon.dates.recurring for w in words[:-1])
+
+
 def _items(ctx: Context) -> list[ItemSpec] | Outcome:
     words = ctx.words("item")
     if not words:
         return _fail(Reason.missing("item"))
     if _misread(words, ctx.lexicon):
         return _DOES_NOT_APPLY
+    if _recurring(words, ctx.lexicon):
+        return _fail(Reason.RECURRING)
     specs = [
         parse_item(ctx.utterance.original, piece, ctx.lexicon)
         for piece in split_items(words, ctx.lexicon)
@@ -169,6 +177,11 @@ def _item_handler(command: Callable[[str], Command]) -> Handler:
 
 
 def _shopping_list(ctx: Context) -> Outcome:
+    if "item" in ctx.candidate.slots:  # "is milk on the list?": that item's entry
+        specs = _items(ctx)
+        if isinstance(specs, Outcome):
+            return specs
+        return _build(lambda s: ShoppingList(item=s.name), specs)
     include = bool(ctx.candidate.values.get("include_completed", False))
     return Outcome(commands=(ShoppingList(include_completed=include),))
 
@@ -258,6 +271,8 @@ def _event(ctx: Context, *, adding: bool = False) -> _Event | Outcome:
         return _fail(Reason.missing("title"))
     if _misread(words, ctx.lexicon):
         return _DOES_NOT_APPLY
+    if _recurring(words, ctx.lexicon):
+        return _fail(Reason.RECURRING)
     if words[0].key in ctx.lexicon.title_joiners:
         # "add a meeting with john": the word before the slot is the title's first
         before = ctx.utterance.words(0, words[0].start)

@@ -57,6 +57,8 @@ class DateWords:
     one_words: frozenset[str]
     week: frozenset[str]
     unsupported_ranges: frozenset[str]
+    recurring: frozenset[str]
+    """Words of a repetition ("every tuesday"): not supported."""
     numeric_order: str
     patterns: tuple[str, ...]
 
@@ -171,6 +173,7 @@ def _dates(raw: Mapping[str, Any]) -> DateWords:
         one_words=_words(raw["one_words"]),
         week=_words(raw["week"]),
         unsupported_ranges=_words(raw["unsupported_ranges"]),
+        recurring=_words(raw["recurring"]),
         numeric_order=str(raw["numeric_order"]),
         patterns=tuple(str(p) for p in raw["patterns"]),
     )

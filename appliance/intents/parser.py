@@ -38,6 +38,9 @@ class ParseResult:
     reason: str | None
     matched_template: str | None = None
     commands: tuple[Command, ...] = ()
+    ask: bool = False
+    """The reading is a guess ("add dentist on friday": the agenda, though no agenda was
+    named): propose the commands, never run them unasked."""
 
 
 @dataclass(frozen=True)
@@ -157,7 +160,8 @@ def _success(
     candidate: Candidate, commands: tuple[Command, ...], templates: TemplateSet
 ) -> ParseResult:
     template = templates.as_written(candidate.template)
+    ask = bool(candidate.metadata.get("ask", False))
     if len(commands) == 1:
         command = commands[0]
-        return ParseResult(command, command.action, None, template, commands)
-    return ParseResult(None, candidate.intent, Reason.MULTIPLE_ITEMS, template, commands)
+        return ParseResult(command, command.action, None, template, commands, ask)
+    return ParseResult(None, candidate.intent, Reason.MULTIPLE_ITEMS, template, commands, ask)

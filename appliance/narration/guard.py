@@ -57,6 +57,13 @@ _MARKUP = re.compile(r"[*#_`<>\[\]{}|~\\=^$]|https?:|\n|\r|\t")
 _SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)")
 _CLAUSE_BREAK = frozenset(",;:.!?")
 _LIST_ACTIONS = frozenset({"shopping.list", "shopping.clear_completed", "agenda.list"})
+_CLAIMING = {
+    "en": frozenset({"i", "we", "ive", "weve", "i've", "we've", "have", "has", "just"}),
+    "pt": frozenset({"eu", "nos", "acabei", "acabamos", "foi", "foram"}),
+}
+"""Words before a verb that make it a claim of an action ("I checked", "we've ticked")."""
+_PARTICIPLE = re.compile(r"(?:ad|id)[oa]s?$")
+"""Portuguese participles ("marcados"): a state, where "marquei" is an action."""
 _TIMED_ACTIONS = frozenset({"agenda.next", "agenda.add", "agenda.move"})
 _TITLE_STOPWORDS = frozenset({"the", "a", "an", "of", "with", "de", "do", "da", "com", "o"})
 _UNIT_GROUPS = {"carton": "box"}
@@ -299,15 +306,32 @@ def _language(s: _Sentence) -> list[str]:
     return []
 
 
+def _tells_state(s: _Sentence, index: int, cats: frozenset[str]) -> bool:
+    """A shopping list's checked-off item told as a state ("Eggs are on the list,
+    checked off"), never as a claim ("I checked off eggs", "marquei os ovos")."""
+    v = s.view
+    if v.action != "shopping.list" or lx.COMPLETE not in cats:
+        return False
+    if not any(i.completed for i in v.items):
+        return False
+    if s.lang == "pt" and not _PARTICIPLE.search(s.tokens[index].text):
+        return False
+    return index > 0 and s.tokens[index - 1].text not in _CLAIMING[s.lang]
+
+
 def _outcome(s: _Sentence) -> list[str]:
     v = s.view
     category = lx.ACTION_CATEGORY.get(v.action or "")
     words = _action_words(s)
     problems = []
     if v.status in ("success", "needs_confirmation"):
-        for _, word, cats in words:
-            if category is None or category not in cats:
+        for index, word, cats in words:
+            if (category is None or category not in cats) and not _tells_state(s, index, cats):
                 problems.append(f"names another action: {word!r}")
+    asked = v.action == "shopping.list" and v.details.get("item") and v.items
+    bought = asked and all(i.completed for i in v.items)  # "is milk on the list?": bought
+    if bought and not any(_tells_state(s, index, cats) for index, _, cats in words):
+        problems.append("does not say it is checked off")
     if v.status == "success":
         problems += _success_outcome(s, category, words)
     elif v.status == "needs_confirmation":
@@ -429,7 +453,21 @@ def _numbers(s: _Sentence) -> list[str]:
             continue  # checked as a time
         if not _has(s.facts.numbers, number.value):
             problems.append(f"number not in the receipt: {number.value:g}")
+        elif (counted := _counted_item(s, number.end)) is not None and not (
+            counted.quantity is not None and abs(counted.quantity - number.value) < _EPSILON
+        ):
+            problems.append(f"amount not in the receipt: {number.value:g} {counted.name}")
     return problems
+
+
+def _counted_item(s: _Sentence, index: int) -> ReceiptItem | None:
+    """The receipt item whose name starts at token ``index`` ("1 milk": the number counts
+    it), if any."""
+    for item in s.view.items:
+        keys = [t.key for t in tokenize(item.name)]
+        if keys and [t.key for t in s.tokens[index : index + len(keys)]] == keys:
+            return item
+    return None
 
 
 def _units(s: _Sentence) -> list[str]:

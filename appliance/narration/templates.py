@@ -103,6 +103,12 @@ TEMPLATES: dict[Key, T] = {
     ("shopping.list", "success", ANY, ANY): T(
         "You have {count_items} on the list: {list_names}.",
         "Você tem {count_items} na lista: {list_names}."),
+    ("shopping.list", "success", ANY, "item"): T(
+        "Yes, the list has {items}.",
+        "Sim, a lista tem {items}."),
+    ("shopping.list", "success", ANY, "item_done"): T(
+        "{names} {is} on the list, checked off.",
+        "{the_names} {esta} na lista, {marked} como {bought}."),
     ("shopping.list", "success", ANY, "empty"): T(
         "Your shopping list is empty.",
         "Sua lista de compras está vazia."),
@@ -129,8 +135,8 @@ TEMPLATES: dict[Key, T] = {
         "Sorry, that event would end before it starts; nothing was added.",
         "Desculpe, esse compromisso terminaria antes de começar; nada foi anotado."),
     ("agenda.add", "needs_confirmation", ANY, ANY): T(
-        "Did you want to add {event} {when}?",
-        "Você quis anotar {event} {when}?"),
+        "Did you want to add {event} to your agenda {when}?",
+        "Você quis anotar {event} na agenda {when}?"),
     # --- agenda.list / next ---------------------------------------------------
     ("agenda.list", "success", ANY, ANY): T(
         "You have {count_events} {range}: {events_list}.",
@@ -272,6 +278,8 @@ def variant(v: ReceiptView) -> str:
             return "reopened"
         if v.action == "shopping.add" and v.details.get("merged"):
             return "merged"
+        if v.action == "shopping.list" and v.details.get("item") and v.items:
+            return "item_done" if all(i.completed for i in v.items) else "item"
         if v.action == "shopping.list" and not v.items:
             return "empty"
         if v.action == "agenda.list" and not v.events:

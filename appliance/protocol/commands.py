@@ -98,8 +98,12 @@ class ShoppingUncomplete(_Command):
 
 
 class ShoppingList(_Command):
+    """The shopping list; with ``item``, only that item's entry ("is milk on the list?"),
+    open or checked off."""
+
     action: Literal["shopping.list"] = "shopping.list"
     include_completed: bool = False
+    item: ItemName | None = None
 
 
 class ShoppingClearCompleted(_Command):

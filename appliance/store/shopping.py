@@ -37,6 +37,13 @@ async def find(conn: Conn, list_id: int, key: str) -> ItemRow | None:
     return _item(row) if row else None
 
 
+async def peek(conn: Conn, list_id: int, key: str) -> ItemRow | None:
+    """The item with this key, for reading only (no lock)."""
+    cur = await conn.execute(_Q["peek_item"], {"list_id": list_id, "key": key})
+    row = await cur.fetchone()
+    return _item(row) if row else None
+
+
 async def insert(
     conn: Conn,
     *,

@@ -16,7 +16,9 @@ Decisions:
   when it gives exactly the commands of A's best reading (or of that reading with a
   misheard leading "add" or "put" repaired, or its small words mended: "we're out on
   coffee"), never of A's other beam readings.
-- ``confirm``: one engine heard a state-changing command the other did not confirm:
+- ``confirm``: both heard the same change, but the parser only guessed what it means
+  (``ambiguous_request``: "add dentist on friday", no agenda named); or one engine
+  heard a state-changing command the other did not confirm:
   change nothing, ask ("Did you want to add oat milk?"). Engine A's best reading
   with a misheard leading "add" repaired counts as one it heard, for the question
   only; so does a mended reading of A ("two liters on milk") that gives exactly what
@@ -141,6 +143,31 @@ def decide(
     ``vocabulary``: the ``item_key`` of every item the verifier can hear (its grammar's
     items); empty, A's beam may mend any item.
     """
+    decision = _decide(primary, verifier, parse, vocabulary)
+    if decision.decision == "act" and _a_guess(decision, primary, verifier, parse):
+        # "add dentist on friday": both heard it, but what it means is a guess
+        return replace(decision, decision="confirm", reason="ambiguous_request", agreed=True)
+    return decision
+
+
+def _a_guess(decision: GateDecision, primary: Heard, verifier: Heard | None, parse: Parse) -> bool:
+    """True if a reading that gave the decision's commands is one the parser only
+    guessed (``ParseResult.ask``)."""
+    d = decision.details
+    readings = [primary.text, verifier.text if verifier is not None else ""]
+    readings += [d[k] for k in ("agreed_reading", "mended_reading", "repaired_reading") if k in d]
+    return any(
+        getattr(result, "ask", False) and same_commands(_commands(result), decision.commands)
+        for result in (parse(text) for text in readings if text and text.strip())
+    )
+
+
+def _decide(
+    primary: Heard,
+    verifier: Heard | None,
+    parse: Parse,
+    vocabulary: Collection[str],
+) -> GateDecision:
     a = parse(primary.text) if primary.usable else None
     b = parse(verifier.text) if verifier is not None and verifier.usable else None
     a_cmds = _commands(a) if a is not None else ()

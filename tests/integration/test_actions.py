@@ -109,6 +109,24 @@ async def test_adding_a_completed_item_reopens_it(service: ActionService) -> Non
     assert await listed(service) == [("coffee", 2.0, "pack", False)]
 
 
+async def test_asking_about_one_item(service: ActionService) -> None:
+    await run(service, c.ShoppingAdd(item="oat milk", quantity=2, unit="l"))
+    await run(service, c.ShoppingAdd(item="eggs"))
+    await run(service, c.ShoppingComplete(item="eggs"))
+    found = await run(service, c.ShoppingList(item="Oat Milks"))
+    assert (found.status, found.action, found.details["item"]) == ("success", "shopping.list",
+                                                                   "oat milk")  # fmt: skip
+    assert [(i.name, i.quantity, i.unit, i.completed) for i in found.items] == [
+        ("oat milk", 2.0, "l", False)
+    ]
+    bought = await run(service, c.ShoppingList(item="egg"))
+    assert [(i.name, i.completed) for i in bought.items] == [("eggs", True)]
+    missing = await run(service, c.ShoppingList(item="milk"))  # never "oat milk"
+    assert (missing.status, missing.reason) == ("not_found", "not_on_list")
+    assert [i.name for i in missing.items] == ["milk"]
+    assert await listed(service) == [("oat milk", 2.0, "l", False), ("eggs", None, None, True)]
+
+
 async def test_removing_a_missing_item_is_not_found(service: ActionService) -> None:
     receipt = await run(service, c.ShoppingRemove(item="caviar"))
     assert (receipt.status, receipt.reason) == ("not_found", "not_on_list")

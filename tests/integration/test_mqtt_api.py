@@ -141,6 +141,15 @@ async def test_text_command_goes_through_the_intent_parser(
         assert chatter["reason"].startswith("not_understood")
         negated = await ha.command("text", {"text": "don't add milk to the list"})
         assert negated["status"] == "rejected"
+        # a reading the parser only guessed (no list named) is recorded as a question
+        guess = await ha.command("text", {"text": "add dentist on friday"})
+        assert (guess["status"], guess["action"]) == ("needs_confirmation", "agenda.add")
+        assert guess["events"][0]["title"] == "dentist"
+        assert (await ha.command("agenda.list", {"range": "week"}))["events"] == []
+        asked = await ha.command("text", {"text": "is milk on my list?"})
+        assert (asked["action"], asked["status"], asked["details"]["item"]) == (
+            "shopping.list", "success", "milk",
+        )  # fmt: skip
         listing = await ha.command("shopping.list", {})
         assert [i["name"] for i in listing["items"]] == ["milk", "bananas"]
 

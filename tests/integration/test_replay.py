@@ -9,8 +9,11 @@ from typing import Any
 import pytest
 
 import appliance.voice.engines
-from appliance.actions.service import ActionService
+from appliance.actions.service import ActionService, Request
 from appliance.audio.pcm import from_float32, resample, to_float32
+from appliance.narration import check
+from appliance.protocol.commands import ShoppingAdd
+from appliance.protocol.receipts import Receipt, Source
 from appliance.protocol.topics import Topics
 from appliance.settings import Settings
 from appliance.store.db import Database
@@ -98,3 +101,32 @@ async def test_replay_runs_each_file_once_and_reports_every_item(
     assert turn["speech"]
     assert turn["milestones_ms"]["end_of_speech"] <= turn["milestones_ms"]["gate_decision"]
     assert await _items(settings, database) == ["bread", "eggs", "milk"]
+
+
+async def test_asking_whether_an_item_is_on_the_list_reads_it(
+    settings: Settings,
+    database: Database,
+    engines_loaded_once: Engines,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    service = ActionService(database, settings, Topics(settings.mqtt.prefix))
+    source = Source(kind="cli", user="household")
+    await service.execute(Request(request_id="r1", source=source, command=ShoppingAdd(item="milk")))
+    files = []
+    for name, text in (("on", "is milk on the shopping list"), ("off", "do we need coffee")):
+        path = tmp_path / f"{name}.wav"
+        said = speech.piper(text, **speech.FIXED)
+        path.write_bytes(speech.wav_bytes(speech.pad(said, 300, 900)))
+        files.append(path)
+
+    code, (on, off) = await _replay(settings, files, capsys, dry_run=False)
+    assert code == 0
+    assert on["decision"] == off["decision"] == "read"
+    assert (on["receipt"]["status"], on["receipt"]["items"][0]["name"]) == ("success", "milk")
+    assert (off["receipt"]["status"], off["receipt"]["reason"]) == ("not_found", "not_on_list")
+    for turn in (on, off):  # told by the LLM or its template, always as the receipt says
+        receipt = Receipt.model_validate(turn["receipt"])
+        assert check(turn["speech"], receipt, "en").ok, turn["speech"]
+    assert "milk" in on["speech"].lower() and "coffee" in off["speech"].lower()
+    assert await _items(settings, database) == ["milk"]

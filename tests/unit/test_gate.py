@@ -43,6 +43,25 @@ def test_agreeing_engines_act(parser: IntentParser) -> None:
     assert result.commands == (c.ShoppingAdd(item="milk", quantity=2, unit="l"),)
 
 
+def test_a_reading_the_parser_only_guessed_is_asked_even_when_both_agree(
+    parser: IntentParser,
+) -> None:
+    # "add dentist on friday": no agenda named, so perhaps "add bread for friday" shopping
+    result = gate(parser, "Add dentist on Friday.", "add dentist on friday")
+    assert (result.decision, result.reason, result.agreed) == ("confirm", "ambiguous_request", True)
+    assert result.commands == (c.AgendaAdd(title="dentist", start=dt.date(2026, 12, 4)),)
+    # the same through Whisper's alternative reading, or a misheard "add" repaired
+    mended = gate(
+        parser, "and dentist on friday", "add dentist on friday",
+        alternatives=["add dentist on friday"],
+    )  # fmt: skip
+    assert mended.decision == "confirm"
+    named = gate(
+        parser, "Add dentist on Friday to my calendar.", "add dentist on friday to my calendar"
+    )
+    assert named.decision == "act"
+
+
 def test_case_articles_plurals_and_number_words_do_not_matter(parser: IntentParser) -> None:
     result = gate(
         parser,

@@ -135,6 +135,9 @@ def test_outputs_parse_like_the_text_commands(parser: IntentParser) -> None:
         (pt, "marca dentista amanhã às quinze horas na agenda", "agenda.add"),
         (pt, "adiciona dois litros de leite na lista", "shopping.add"),
         (pt, "o que tem na agenda amanhã", "agenda.list"),
+        (en, "is milk on the shopping list", "shopping.list"),
+        (en, "do we need eggs", "shopping.list"),
+        (pt, "tem leite na lista", "shopping.list"),
     ]
     for grammar, text, intent in cases:
         assert grammar.accepts(text), text

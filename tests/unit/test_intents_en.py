@@ -220,6 +220,94 @@ def test_shopping_list_and_clear(text: str, expected: Command) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "item"),
+    [
+        ("is milk on my list", "milk"),
+        ("Is there any butter on the shopping list?", "butter"),
+        ("are eggs already on the list", "eggs"),
+        ("do we have coffee on the grocery list", "coffee"),
+        ("did I put eggs on the list", "eggs"),
+        ("have we added bread to the shopping list", "bread"),
+        ("does the list have oat milk", "oat milk"),
+        ("do we need milk", "milk"),
+        ("do we still need to buy coffee", "coffee"),
+        ("do I need any more cheese", "cheese"),
+        ("do we need two liters of milk", "milk"),  # the entry, whatever its amount
+    ],
+)
+def test_one_item_on_the_list(text: str, item: str) -> None:
+    assert_command(text, ShoppingList(item=item))
+
+
+def test_asking_about_two_items_asks_about_each() -> None:
+    result = parse("are milk and eggs on the list")
+    assert result.commands == (ShoppingList(item="milk"), ShoppingList(item="eggs"))
+
+
+@pytest.mark.parametrize("text", ["do we need anything", "do we need anything else from the store"])
+def test_needing_anything_reads_the_whole_list(text: str) -> None:
+    assert_command(text, ShoppingList())
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("add to the shopping list milk", ShoppingAdd(item="milk")),
+        ("put down coffee on the list", ShoppingAdd(item="coffee")),
+        ("jot down two liters of milk", ShoppingAdd(item="milk", quantity=2, unit="l")),
+        ("write down eggs on the shopping list", ShoppingAdd(item="eggs")),
+        ("we should get bread", ShoppingAdd(item="bread")),
+        ("we gotta buy eggs", ShoppingAdd(item="eggs")),
+        ("I have to pick up coffee", ShoppingAdd(item="coffee")),
+        ("we've run out of sugar", ShoppingAdd(item="sugar")),
+        ("how many things are on my list", ShoppingList()),
+        ("when's my next meeting", AgendaNext()),
+        ("what's next", AgendaNext()),
+        ("any appointments tomorrow", AgendaList(range="tomorrow")),
+    ],
+)
+def test_more_kitchen_phrasings(text: str, expected: Command) -> None:
+    assert_command(text, expected)
+
+
+@pytest.mark.parametrize(
+    ("text", "title", "day"),
+    [
+        ("add dentist on friday", "dentist", dt.date(2026, 12, 4)),
+        ("put call mom tomorrow", "call mom", dt.date(2026, 12, 1)),
+        ("add bread for friday", "bread", dt.date(2026, 12, 4)),
+    ],
+)
+def test_a_date_without_a_list_named_is_only_a_guess(text: str, title: str, day: dt.date) -> None:
+    # An agenda entry for the day is the likelier reading: proposed, never run unasked
+    result = parse(text)
+    assert result.commands == (AgendaAdd(title=title, start=day),)
+    assert result.ask
+    for sure in ("add dentist on friday to my calendar", "add dentist friday at 3 pm", "add milk"):
+        assert not parse(sure).ask, sure
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "add yoga every tuesday",
+        "add milk every week",
+        "remind me to water the plants every day",
+        "add piano every monday at 5 pm",
+    ],
+)
+def test_repeating_entries_are_refused(text: str) -> None:
+    result = parse(text)
+    assert result.commands == ()
+    assert result.reason == "recurring"
+
+
+def test_a_statement_of_need_still_adds() -> None:
+    assert_command("we need milk", ShoppingAdd(item="milk"))
+    assert parse("is it on the list").reason == "missing_slot:item"
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "add milk to my to-do list",
@@ -370,9 +458,13 @@ def test_agenda_add_without_a_date_asks_for_one() -> None:
     assert result.reason == "missing_slot:start"
 
 
-def test_bare_add_without_a_time_is_a_shopping_item() -> None:
-    # Documented rule: "add X" is an agenda entry only when a time of day is said.
-    assert_command("add dentist tomorrow", ShoppingAdd(item="dentist tomorrow"))
+def test_bare_add_without_a_time_is_never_a_shopping_item_with_a_date() -> None:
+    # Documented rule: "add X" is an agenda entry when a time of day is said; with a
+    # date only, the entry is asked about (see test_a_date_without_a_list_named...)
+    assert_command("add dentist tomorrow at 3 pm", AgendaAdd(title="dentist", start=at(12, 1, 15)))
+    result = parse("add dentist tomorrow")
+    assert result.commands == (AgendaAdd(title="dentist", start=dt.date(2026, 12, 1)),)
+    assert result.ask
 
 
 def test_agenda_add_in_london_time_and_across_dst() -> None:
@@ -520,8 +612,7 @@ def test_negations_do_nothing(text: str) -> None:
         "tell me a joke",
         "milk",
         "what time is it",
-        "is milk on my list",
-        "how many items are on my list",
+        "how many eggs are left",
         # Whisper's mishearings of a leading "Add": never read as an add
         "and milk to the list",
         "at milk to the list",

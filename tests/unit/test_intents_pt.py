@@ -186,6 +186,40 @@ def test_shopping_list_and_clear(text: str, expected: Command) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "item"),
+    [
+        ("tem leite na lista", "leite"),
+        ("já tem ovos na lista de compras?", "ovos"),
+        ("o café está na lista", "café"),
+        ("os ovos já estão na minha lista", "ovos"),
+        ("a gente já colocou pão na lista", "pão"),
+    ],
+)
+def test_one_item_on_the_list(text: str, item: str) -> None:
+    assert_command(text, ShoppingList(item=item))
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("anota aí feijão", ShoppingAdd(item="feijão")),
+        ("tá faltando leite", ShoppingAdd(item="leite")),
+        ("o que eu preciso comprar no mercado", ShoppingList()),
+    ],
+)
+def test_more_kitchen_phrasings(text: str, expected: Command) -> None:
+    assert_command(text, expected)
+
+
+def test_a_date_without_a_list_named_is_only_a_guess() -> None:
+    result = parse("adiciona dentista na sexta")
+    assert result.commands == (AgendaAdd(title="dentista", start=dt.date(2026, 12, 4)),)
+    assert result.ask
+    assert not parse("adiciona dentista na sexta na agenda").ask
+    assert parse("marca academia toda terça às sete na agenda").reason == "recurring"
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "coloca ovos na lista de tarefas",
@@ -379,7 +413,6 @@ def test_negations_do_nothing(text: str) -> None:
         "conta uma piada",
         "leite",
         "como está o tempo hoje",
-        "tem leite na lista",
         "e leite na lista",
         "coloca leite na lista e ovos",
     ],

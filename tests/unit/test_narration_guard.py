@@ -56,6 +56,12 @@ GOOD_EN: list[tuple[str, str]] = [
     ("list_long", "Your list has milk, eggs, bread, rice, apples and 6 more."),
     ("list_empty", "Your shopping list is empty."),
     ("list_empty", "There's nothing on your shopping list."),
+    ("find", "Yes, you have 2 liters of milk on your list."),
+    ("find", "Yes, 2 liters of milk are on the shopping list."),
+    ("find_done", "Eggs are on your list, but they are checked off."),
+    ("find_done", "Eggs are on the list, ticked off."),
+    ("find_missing", "Bread isn't on your shopping list."),
+    ("find_missing", "No, bread is not on the list."),
     ("clear", "I removed 2 checked-off items: milk and bread."),
     ("clear", "I cleared milk and bread from the list."),
     ("clear_nothing", "There's nothing checked off to clear."),
@@ -147,6 +153,16 @@ BAD_EN: list[tuple[str, str, str]] = [
     ("add_already", "Is milk already on your list?", "question"),
     # (e) language
     ("add", "Adicionei 2 litros de milk à sua lista.", "language"),
+    # (f) one item asked about: a checked-off item is told as a state, not a deed
+    ("find_done", "I checked off eggs.", "another action"),
+    ("find_done", "I've ticked off eggs.", "another action"),
+    ("find_done", "Eggs are on your list.", "does not say it is checked off"),
+    ("find", "Milk is on the list, checked off.", "another action"),
+    ("find", "I added 2 liters of milk.", "another action"),
+    ("find", "Yes, the list has 3 liters of milk.", "number not in the receipt: 3"),
+    # a count is not an amount: "1 item", never "1 milk" for milk without a quantity
+    ("list_one", "You have 1 milk on the list.", "amount not in the receipt: 1 milk"),
+    ("find", "Yes, the list has 1 milk.", "amount not in the receipt: 1 milk"),
 ]
 
 GOOD_PT: list[tuple[str, str]] = [
@@ -163,6 +179,9 @@ GOOD_PT: list[tuple[str, str]] = [
     ("complete", "Marquei o leite como comprado."),
     ("list", "Você tem 3 itens na lista: leite, ovos e pão."),
     ("list_empty", "Sua lista de compras está vazia."),
+    ("find", "Sim, 2 litros de leite estão na sua lista."),
+    ("find_done", "Os ovos estão na lista, marcados como comprados."),
+    ("find_missing", "Pão não está na sua lista."),
     ("next", "Seu próximo compromisso é o dentista amanhã às 15h."),
     ("next", "Seu próximo compromisso é o dentista amanhã às 15:00."),
     ("next", "Seu próximo compromisso é o dentista na terça-feira às três da tarde."),
@@ -188,6 +207,8 @@ BAD_PT: list[tuple[str, str, str]] = [
     ("next", "Seu próximo compromisso é o dentista depois de amanhã às 15h.", "date not"),
     ("add", "I added 2 liters of leite to the list.", "language"),
     ("add_confirm", "Adicionei leite de aveia.", "question"),
+    ("find_done", "Marquei os ovos como comprados.", "another action"),
+    ("find_done", "Os ovos foram marcados.", "another action"),
 ]
 
 

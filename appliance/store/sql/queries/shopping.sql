@@ -4,6 +4,11 @@ FROM shopping_items
 WHERE list_id = %(list_id)s AND key = %(key)s
 FOR UPDATE;
 
+-- name: peek_item
+SELECT id, name, quantity, unit, completed
+FROM shopping_items
+WHERE list_id = %(list_id)s AND key = %(key)s;
+
 -- name: insert_item
 INSERT INTO shopping_items (list_id, name, key, quantity, unit, added_by)
 VALUES (%(list_id)s, %(name)s, %(key)s, %(quantity)s, %(unit)s, %(user_id)s)
