@@ -14,6 +14,7 @@ from appliance.actions.context import Context, Handler, Outcome
 from appliance.actions.items import display_name, item_key
 from appliance.protocol.commands import (
     ShoppingAdd,
+    ShoppingClear,
     ShoppingClearCompleted,
     ShoppingComplete,
     ShoppingList,
@@ -132,6 +133,13 @@ async def clear_completed(ctx: Context, cmd: ShoppingClearCompleted) -> Outcome:
     return Outcome("success", items=[_row_item(r) for r in rows], details={"count": len(rows)})
 
 
+async def clear(ctx: Context, cmd: ShoppingClear) -> Outcome:
+    rows = await repo.clear_all(ctx.conn, ctx.list_id)
+    if not rows:
+        return Outcome("no_change", "list_empty")
+    return Outcome("success", items=[_row_item(r) for r in rows], details={"count": len(rows)})
+
+
 HANDLERS: dict[str, Handler] = {
     "shopping.add": add,
     "shopping.remove": remove,
@@ -139,4 +147,5 @@ HANDLERS: dict[str, Handler] = {
     "shopping.uncomplete": uncomplete,
     "shopping.list": list_,
     "shopping.clear_completed": clear_completed,
+    "shopping.clear": clear,
 }

@@ -27,6 +27,7 @@ from appliance.protocol.commands import (
     Command,
     MemoryAdd,
     ShoppingAdd,
+    ShoppingClear,
     ShoppingClearCompleted,
     ShoppingComplete,
     ShoppingList,
@@ -186,8 +187,12 @@ def _shopping_list(ctx: Context) -> Outcome:
     return Outcome(commands=(ShoppingList(include_completed=include),))
 
 
-def _shopping_clear(_: Context) -> Outcome:
+def _shopping_clear_completed(_: Context) -> Outcome:
     return Outcome(commands=(ShoppingClearCompleted(),))
+
+
+def _shopping_clear(_: Context) -> Outcome:
+    return Outcome(commands=(ShoppingClear(),))
 
 
 def _unknown_list(_: Context) -> Outcome:
@@ -411,7 +416,8 @@ HANDLERS: Mapping[str, Handler] = {
         "shopping.complete": _item_handler(lambda item: ShoppingComplete(item=item)),
         "shopping.uncomplete": _item_handler(lambda item: ShoppingUncomplete(item=item)),
         "shopping.list": _shopping_list,
-        "shopping.clear_completed": _shopping_clear,
+        "shopping.clear_completed": _shopping_clear_completed,
+        "shopping.clear": _shopping_clear,
         "agenda.add": _agenda_add,
         "agenda.list": _agenda_list,
         "agenda.next": _agenda_next,

@@ -47,7 +47,9 @@ SYSTEM_PROMPTS = {
     "for needs_confirmation, faça uma pergunta curta de sim ou não. Responda só com a frase.",
 }
 
-_LISTINGS = frozenset({"shopping.list", "shopping.clear_completed", "agenda.list"})
+_LISTINGS = frozenset(
+    {"shopping.list", "shopping.clear_completed", "shopping.clear", "agenda.list"}
+)
 _SAME_DAY = frozenset({"today", "tomorrow", "day"})
 
 

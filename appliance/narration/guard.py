@@ -56,7 +56,9 @@ BASE_MAX_WORDS = 32
 _MARKUP = re.compile(r"[*#_`<>\[\]{}|~\\=^$]|https?:|\n|\r|\t")
 _SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)")
 _CLAUSE_BREAK = frozenset(",;:.!?")
-_LIST_ACTIONS = frozenset({"shopping.list", "shopping.clear_completed", "agenda.list"})
+_LIST_ACTIONS = frozenset(
+    {"shopping.list", "shopping.clear_completed", "shopping.clear", "agenda.list"}
+)
 _CLAIMING = {
     "en": frozenset({"i", "we", "ive", "weve", "i've", "we've", "have", "has", "just"}),
     "pt": frozenset({"eu", "nos", "acabei", "acabamos", "foi", "foram"}),

@@ -38,6 +38,7 @@ ACTION_CATEGORY: dict[str, str] = {
     "shopping.remove": REMOVE,
     "agenda.remove": REMOVE,
     "shopping.clear_completed": CLEAR,
+    "shopping.clear": CLEAR,
     "shopping.complete": COMPLETE,
     "shopping.uncomplete": UNCOMPLETE,
     "agenda.move": MOVE,

@@ -159,6 +159,11 @@ def samples(now: dt.datetime, names: Names = ENGLISH) -> dict[str, Receipt]:
                              items=[item(n.item, completed=True)], count=1),
         "clear_nothing": receipt("shopping.clear_completed", "no_change", "nothing_completed"),
         "clear_confirm": receipt("shopping.clear_completed", "needs_confirmation"),
+        "clear_all": receipt("shopping.clear", "success",
+                             items=[item(n.item), item(n.other, completed=True)], count=2),
+        "clear_all_long": receipt("shopping.clear", "success", items=many, count=len(many)),
+        "clear_all_empty": receipt("shopping.clear", "no_change", "list_empty"),
+        "clear_all_confirm": receipt("shopping.clear", "needs_confirmation"),
         # agenda.add
         "agenda_add": receipt("agenda.add", "success", events=[event(n.event, tomorrow_3pm)]),
         "agenda_add_all_day": receipt("agenda.add", "success",

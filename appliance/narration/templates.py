@@ -124,6 +124,15 @@ TEMPLATES: dict[Key, T] = {
     ("shopping.clear_completed", "needs_confirmation", ANY, ANY): T(
         "Did you want to clear the checked-off items?",
         "Você quis limpar os itens comprados?"),
+    ("shopping.clear", "success", ANY, ANY): T(
+        "I cleared the shopping list: {list_names}.",
+        "Limpei a lista de compras: {list_names}."),
+    ("shopping.clear", "no_change", "list_empty", ANY): T(
+        "The shopping list is already empty.",
+        "A lista de compras já está vazia."),
+    ("shopping.clear", "needs_confirmation", ANY, ANY): T(
+        "Did you want to clear the whole shopping list?",
+        "Você quer limpar a lista de compras inteira?"),
     # --- agenda.add -----------------------------------------------------------
     ("agenda.add", "success", ANY, ANY): T(
         "I added {event} to your agenda for {to_when}.",

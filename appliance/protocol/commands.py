@@ -110,6 +110,12 @@ class ShoppingClearCompleted(_Command):
     action: Literal["shopping.clear_completed"] = "shopping.clear_completed"
 
 
+class ShoppingClear(_Command):
+    """Empty the shopping list: every item, open or checked off."""
+
+    action: Literal["shopping.clear"] = "shopping.clear"
+
+
 class AgendaAdd(_Command):
     action: Literal["agenda.add"] = "agenda.add"
     title: Title
@@ -190,6 +196,7 @@ Command = Annotated[
     | ShoppingUncomplete
     | ShoppingList
     | ShoppingClearCompleted
+    | ShoppingClear
     | AgendaAdd
     | AgendaList
     | AgendaNext
@@ -210,6 +217,7 @@ ACTIONS: tuple[str, ...] = (
     "shopping.uncomplete",
     "shopping.list",
     "shopping.clear_completed",
+    "shopping.clear",
     "agenda.add",
     "agenda.list",
     "agenda.next",

@@ -100,6 +100,13 @@ async def clear_completed(conn: Conn, list_id: int) -> list[ItemRow]:
     return [ItemRow(0, r[0], _qty(r[1]), r[2], r[3]) for r in await cur.fetchall()]
 
 
+async def clear_all(conn: Conn, list_id: int) -> list[ItemRow]:
+    """Delete every item of the list, open or checked off; the deleted ones, oldest first."""
+    cur = await conn.execute(_Q["clear_all"], {"list_id": list_id})
+    rows = sorted(await cur.fetchall(), key=lambda r: r[0])
+    return [ItemRow(r[0], r[1], _qty(r[2]), r[3], r[4]) for r in rows]
+
+
 async def count_open(conn: Conn, list_id: int) -> int:
     cur = await conn.execute(_Q["count_open"], {"list_id": list_id})
     row = await cur.fetchone()

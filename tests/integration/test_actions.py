@@ -127,6 +127,20 @@ async def test_asking_about_one_item(service: ActionService) -> None:
     assert await listed(service) == [("oat milk", 2.0, "l", False), ("eggs", None, None, True)]
 
 
+async def test_clearing_the_whole_list(service: ActionService) -> None:
+    await run(service, c.ShoppingAdd(item="milk", quantity=2, unit="l"))
+    await run(service, c.ShoppingAdd(item="eggs"))
+    await run(service, c.ShoppingComplete(item="eggs"))
+    cleared = await run(service, c.ShoppingClear())
+    assert (cleared.status, cleared.details["count"]) == ("success", 2)
+    assert [(i.name, i.quantity, i.completed) for i in cleared.items] == [
+        ("milk", 2.0, False), ("eggs", None, True),
+    ]  # fmt: skip
+    assert await listed(service) == []
+    again = await run(service, c.ShoppingClear())
+    assert (again.status, again.reason) == ("no_change", "list_empty")
+
+
 async def test_removing_a_missing_item_is_not_found(service: ActionService) -> None:
     receipt = await run(service, c.ShoppingRemove(item="caviar"))
     assert (receipt.status, receipt.reason) == ("not_found", "not_on_list")

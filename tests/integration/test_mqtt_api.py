@@ -152,6 +152,13 @@ async def test_text_command_goes_through_the_intent_parser(
         )  # fmt: skip
         listing = await ha.command("shopping.list", {})
         assert [i["name"] for i in listing["items"]] == ["milk", "bananas"]
+        # emptying the whole list: asked when typed, done when commanded
+        clear = await ha.command("text", {"text": "clear the shopping list"})
+        assert (clear["status"], clear["action"]) == ("needs_confirmation", "shopping.clear")
+        assert len((await ha.command("shopping.list", {}))["items"]) == 2
+        cleared = await ha.command("shopping.clear", {})
+        assert cleared["status"] == "success" and cleared["details"]["count"] == 2
+        assert (await ha.command("shopping.list", {}))["items"] == []
 
 
 async def test_home_assistant_entities_act(node: Node, mosquitto: Mosquitto) -> None:

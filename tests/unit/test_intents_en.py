@@ -20,6 +20,7 @@ from appliance.protocol.commands import (
     AgendaRemove,
     Command,
     ShoppingAdd,
+    ShoppingClear,
     ShoppingClearCompleted,
     ShoppingComplete,
     ShoppingList,
@@ -300,6 +301,22 @@ def test_repeating_entries_are_refused(text: str) -> None:
     result = parse(text)
     assert result.commands == ()
     assert result.reason == "recurring"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "clear the list",
+        "empty my shopping list",
+        "remove everything from the grocery list",
+        "start a new shopping list",
+    ],
+)
+def test_emptying_the_whole_list_is_always_asked(text: str) -> None:
+    result = parse(text)
+    assert result.commands == (ShoppingClear(),)
+    assert result.ask
+    assert parse("clear the checked items").commands == (ShoppingClearCompleted(),)
 
 
 def test_a_statement_of_need_still_adds() -> None:

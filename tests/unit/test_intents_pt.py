@@ -20,6 +20,7 @@ from appliance.protocol.commands import (
     AgendaRemove,
     Command,
     ShoppingAdd,
+    ShoppingClear,
     ShoppingClearCompleted,
     ShoppingComplete,
     ShoppingList,
@@ -209,6 +210,15 @@ def test_one_item_on_the_list(text: str, item: str) -> None:
 )
 def test_more_kitchen_phrasings(text: str, expected: Command) -> None:
     assert_command(text, expected)
+
+
+@pytest.mark.parametrize(
+    "text", ["limpa a lista", "esvazia a lista de compras", "tira tudo da lista"]
+)
+def test_emptying_the_whole_list_is_always_asked(text: str) -> None:
+    result = parse(text)
+    assert result.commands == (ShoppingClear(),)
+    assert result.ask
 
 
 def test_a_date_without_a_list_named_is_only_a_guess() -> None:

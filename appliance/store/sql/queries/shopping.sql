@@ -52,6 +52,11 @@ DELETE FROM shopping_items
 WHERE list_id = %(list_id)s AND completed
 RETURNING name, quantity, unit, completed;
 
+-- name: clear_all
+DELETE FROM shopping_items
+WHERE list_id = %(list_id)s
+RETURNING id, name, quantity, unit, completed;
+
 -- name: known_names
 -- Items on the list now or before, newest first: the vocabulary speech recognition
 -- is biased toward.
