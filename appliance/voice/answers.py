@@ -17,22 +17,26 @@ _YES = {
         "yes", "yeah", "yep", "yup", "sure", "ok", "okay", "correct", "right", "that's right",
         "that is right", "exactly", "do it", "go ahead", "please do", "yes please", "affirmative",
         "of course", "absolutely", "definitely", "confirm", "confirmed", "uh huh", "indeed",
+        "sure thing", "that's correct", "sounds good", "all right", "alright",
     ),
     "pt": (
         "sim", "isso", "isso mesmo", "pode", "pode ser", "claro", "certo", "correto", "exato",
         "isso ai", "com certeza", "confirmo", "confirma", "manda ver", "beleza", "ok", "positivo",
-        "sim por favor", "pode sim", "quero", "e isso",
+        "sim por favor", "pode sim", "quero", "e isso", "é isso aí", "claro que sim",
+        "está certo", "tá certo", "exatamente", "confirmado", "tá bom", "está bem", "tá",
+        "pode fazer", "faz isso",
     ),
 }  # fmt: skip
 _NO = {
     "en": (
         "no", "nope", "nah", "no thanks", "no thank you", "cancel", "cancel that", "never mind",
         "nevermind", "stop", "don't", "do not", "wrong", "that's wrong", "negative", "forget it",
-        "not really", "no way",
+        "not really", "no way", "not now",
     ),
     "pt": (
         "nao", "nao obrigado", "nao obrigada", "cancela", "cancelar", "deixa pra la", "esquece",
         "errado", "esta errado", "negativo", "para", "nem pensar", "de jeito nenhum", "nao quero",
+        "cancele", "deixa para lá", "pare", "tá errado", "agora não", "nada",
     ),
 }  # fmt: skip
 _FILLER = re.compile(r"\b(uh|um|er|hmm|well|oh|ah|é|ah|hã|bom)\b")

@@ -26,6 +26,7 @@ from appliance.asr.grammar import (
     verifier_hears,
 )
 from appliance.intents import IntentParser, load_templates
+from appliance.voice.answers import parse_answer
 
 # Fillers for the wildcard slots, all inside the sub-grammars.
 _FILLERS = {
@@ -352,6 +353,9 @@ def test_answers(lang: str, answers: list[str], not_answers: list[str]) -> None:
     for text in not_answers:
         assert grammar.accepts(text) and not only_answers.accepts(text)
     assert grammar.answer_phrases[-1] == UNK
+    # every answer the verifier can hear is one the turn understands
+    unread = [p for p in grammar.answer_phrases[:-1] if parse_answer(p, lang) is None]
+    assert not unread
 
 
 @pytest.mark.parametrize("lang", ["en", "pt"])
