@@ -136,9 +136,6 @@ def test_outputs_parse_like_the_text_commands(parser: IntentParser) -> None:
         (pt, "marca dentista amanhã às quinze horas na agenda", "agenda.add"),
         (pt, "adiciona dois litros de leite na lista", "shopping.add"),
         (pt, "o que tem na agenda amanhã", "agenda.list"),
-        (en, "is milk on the shopping list", "shopping.list"),
-        (en, "do we need eggs", "shopping.list"),
-        (pt, "tem leite na lista", "shopping.list"),
     ]
     for grammar, text, intent in cases:
         assert grammar.accepts(text), text
@@ -264,6 +261,11 @@ def test_sentences_the_verifier_confuses_are_understood_but_not_heard() -> None:
     for text, action in (
         ("tick the bread off the shopping list", "shopping.complete"),
         ("untick the milk", "shopping.uncomplete"),
+        # reads that run on Whisper's reading alone, and requests always asked: in the
+        # grammar, "are ... on our list" took over other requests by a deeper voice
+        ("is milk on the shopping list", "shopping.list"),
+        ("do we need eggs", "shopping.list"),
+        ("clear the shopping list", "shopping.clear"),
     ):
         assert [cmd.action for cmd in parser.parse(text, lang="en").commands] == [action]
         assert not en.accepts(text), text
