@@ -45,6 +45,17 @@ def run(ep: Endpointer, pcm: bytes, chunk_bytes: int = 2048) -> list[Event]:
     return events
 
 
+def run_offered(ep: Endpointer, pcm: bytes) -> tuple[list[Event], list[bytes]]:
+    """The events, and what ``paused_utterance()`` offered at each pause."""
+    offered: list[bytes] = []
+    events: list[Event] = []
+    for piece in chunks(pcm, 2048):
+        new = ep.feed(piece)
+        events += new
+        offered += [ep.paused_utterance() for e in new if isinstance(e, SpeechPaused)]
+    return events, offered
+
+
 def kinds(events: list[Event]) -> list[type]:
     """The event types, pauses left out."""
     return [type(e) for e in events if not isinstance(e, SpeechPaused)]
@@ -162,12 +173,7 @@ def test_a_pause_offers_the_utterance_so_far(model: FrameScorer) -> None:
     second = sp.piper("and two dozen eggs to the shopping list")
     audio = sp.pad(first, 600, 0) + b"\0" * 32 * 250 + sp.pad(second, 0, 1200)
     ep = Endpointer(VadSettings(), model)
-    offered: list[bytes] = []
-    events: list[Event] = []
-    for piece in chunks(audio, 2048):
-        new = ep.feed(piece)
-        events += new
-        offered += [ep.paused_utterance() for e in new if isinstance(e, SpeechPaused)]
+    events, offered = run_offered(ep, audio)
     kinds = [type(e) for e in events]
     assert kinds[0] is SpeechStarted
     assert kinds[-1] is SpeechEnded
@@ -302,12 +308,7 @@ def test_a_steady_noise_still_offers_the_early_pause(
     said = sp.piper(text, **sp.FIXED) if voice == "piper" else sp.espeak(text, voice=voice)
     audio = sp.add_white_noise(sp.pad(said, 800, 1500), 20, seed=3)
     ep = Endpointer(VadSettings(), model)
-    offered: list[bytes] = []
-    events: list[Event] = []
-    for piece in chunks(audio, 2048):
-        new = ep.feed(piece)
-        events += new
-        offered += [ep.paused_utterance() for e in new if isinstance(e, SpeechPaused)]
+    events, offered = run_offered(ep, audio)
     assert kinds(events) == [SpeechStarted, SpeechEnded]
     ended = events[-1]
     assert isinstance(ended, SpeechEnded)
