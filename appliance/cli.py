@@ -163,15 +163,7 @@ async def _say(settings: Settings, args: argparse.Namespace) -> int:
     source = Source(kind="cli", user=args.user or settings.default_user, site=None)
     base = args.request_id or new_request_id()
     if result.ask:  # the parser only guessed what it means: a question, nothing run
-        requests = [
-            Request(
-                request_id=base,
-                source=source,
-                confirm=commands,
-                action=commands[0].action,
-                details={"text": args.text},
-            )
-        ]
+        requests = [Request.proposing(base, source, commands, {"text": args.text})]
     else:
         requests = [
             Request(

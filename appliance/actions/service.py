@@ -61,6 +61,21 @@ class Request:
     """A rejection for now only (a rate limit): not recorded, so the same request id
     sent again later runs anew."""
 
+    @classmethod
+    def proposing(
+        cls, request_id: str, source: Source, commands: Sequence[Command], details: dict[str, Any]
+    ) -> Request:
+        """A question, not a change: ``commands`` recorded as ``needs_confirmation`` and
+        listed in ``details.proposal`` (what a yes would run)."""
+        proposal = [c.model_dump(mode="json") for c in commands]
+        return cls(
+            request_id,
+            source,
+            confirm=tuple(commands),
+            action=commands[0].action,
+            details={**details, "proposal": proposal},
+        )
+
 
 @dataclass(frozen=True)
 class Result:

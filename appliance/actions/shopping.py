@@ -35,6 +35,11 @@ def _row_item(row: repo.ItemRow) -> ReceiptItem:
     return _receipt_item(row.name, row.quantity, row.unit, completed=row.completed)
 
 
+def _not_on_list(name: str) -> Outcome:
+    return Outcome("not_found", "not_on_list", items=[_receipt_item(
+        display_name(name), None, None, completed=False)])  # fmt: skip
+
+
 def _key(name: str) -> str | None:
     key = item_key(name)
     return key or None
@@ -80,8 +85,7 @@ async def remove(ctx: Context, cmd: ShoppingRemove) -> Outcome:
     key = _key(cmd.item)
     row = await repo.find(ctx.conn, ctx.list_id, key) if key else None
     if row is None:
-        return Outcome("not_found", "not_on_list", items=[_receipt_item(
-            display_name(cmd.item), None, None, completed=False)])  # fmt: skip
+        return _not_on_list(cmd.item)
     await repo.delete(ctx.conn, row.id)
     return Outcome("success", items=[_row_item(row)])
 
@@ -90,8 +94,7 @@ async def _set_completed(ctx: Context, item: str, *, completed: bool) -> Outcome
     key = _key(item)
     row = await repo.find(ctx.conn, ctx.list_id, key) if key else None
     if row is None:
-        return Outcome("not_found", "not_on_list", items=[_receipt_item(
-            display_name(item), None, None, completed=False)])  # fmt: skip
+        return _not_on_list(item)
     if row.completed == completed:
         reason = "already_completed" if completed else "not_completed"
         return Outcome("no_change", reason, items=[_row_item(row)])
@@ -119,10 +122,9 @@ async def list_(ctx: Context, cmd: ShoppingList) -> Outcome:
 async def _find(ctx: Context, item: str) -> Outcome:
     """One item's entry: ``success`` with it (open or checked off), or ``not_found``."""
     key = _key(item)
-    row = await repo.peek(ctx.conn, ctx.list_id, key) if key else None
+    row = await repo.find(ctx.conn, ctx.list_id, key, lock=False) if key else None
     if row is None:
-        return Outcome("not_found", "not_on_list", items=[_receipt_item(
-            display_name(item), None, None, completed=False)])  # fmt: skip
+        return _not_on_list(item)
     return Outcome("success", items=[_row_item(row)], details={"count": 1, "item": row.name})
 
 

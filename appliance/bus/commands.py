@@ -222,15 +222,8 @@ class CommandDecoder:
             return [self._reject(data, reason, result.intent, details={"text": text})]
         if getattr(result, "ask", False):
             # the parser only guessed what it means: recorded as a question, not run
-            return [
-                Request(
-                    request_id=self._request_id(data),
-                    source=self._source(data, "mqtt"),
-                    confirm=commands,
-                    action=commands[0].action,
-                    details={"text": text},
-                )
-            ]
+            source = self._source(data, "mqtt")
+            return [Request.proposing(self._request_id(data), source, commands, {"text": text})]
         base = data.get("request_id") or new_request_id()
         requests = []
         for index, command in enumerate(commands, start=1):

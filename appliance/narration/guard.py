@@ -330,8 +330,7 @@ def _outcome(s: _Sentence) -> list[str]:
         for index, word, cats in words:
             if (category is None or category not in cats) and not _tells_state(s, index, cats):
                 problems.append(f"names another action: {word!r}")
-    asked = v.action == "shopping.list" and v.details.get("item") and v.items
-    bought = asked and all(i.completed for i in v.items)  # "is milk on the list?": bought
+    bought = v.item_asked and all(i.completed for i in v.items)  # asked about, and bought
     if bought and not any(_tells_state(s, index, cats) for index, _, cats in words):
         problems.append("does not say it is checked off")
     if v.status == "success":

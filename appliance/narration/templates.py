@@ -287,7 +287,7 @@ def variant(v: ReceiptView) -> str:
             return "reopened"
         if v.action == "shopping.add" and v.details.get("merged"):
             return "merged"
-        if v.action == "shopping.list" and v.details.get("item") and v.items:
+        if v.item_asked:
             return "item_done" if all(i.completed for i in v.items) else "item"
         if v.action == "shopping.list" and not v.items:
             return "empty"

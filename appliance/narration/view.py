@@ -46,6 +46,13 @@ class ReceiptView:
     """The event title the request named, when the receipt has no event (not found)."""
 
     @property
+    def item_asked(self) -> bool:
+        """A listing of one item's entry ("is milk on the list?"), found."""
+        return (
+            self.action == "shopping.list" and bool(self.details.get("item")) and bool(self.items)
+        )
+
+    @property
     def domain(self) -> str | None:
         return self.action.split(".", 1)[0] if self.action else None
 

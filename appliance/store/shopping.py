@@ -30,16 +30,11 @@ def _item(row: TupleRow) -> ItemRow:
     return ItemRow(row[0], row[1], _qty(row[2]), row[3], row[4])
 
 
-async def find(conn: Conn, list_id: int, key: str) -> ItemRow | None:
-    """The item with this key, locked for the rest of the transaction."""
-    cur = await conn.execute(_Q["find_item"], {"list_id": list_id, "key": key})
-    row = await cur.fetchone()
-    return _item(row) if row else None
-
-
-async def peek(conn: Conn, list_id: int, key: str) -> ItemRow | None:
-    """The item with this key, for reading only (no lock)."""
-    cur = await conn.execute(_Q["peek_item"], {"list_id": list_id, "key": key})
+async def find(conn: Conn, list_id: int, key: str, *, lock: bool = True) -> ItemRow | None:
+    """The item with this key, locked for the rest of the transaction (``lock=False``:
+    for reading only)."""
+    query = _Q["find_item"] if lock else _Q["peek_item"]
+    cur = await conn.execute(query, {"list_id": list_id, "key": key})
     row = await cur.fetchone()
     return _item(row) if row else None
 

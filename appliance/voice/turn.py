@@ -23,7 +23,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from appliance.actions.service import ActionService, Request, Result
-from appliance.protocol.commands import Command
 from appliance.protocol.receipts import Receipt, Source
 from appliance.voice.gate import (
     WEAK,
@@ -598,7 +597,7 @@ class VoiceTurn:
                 rid = base if index == 1 else f"{base}.{index}"
                 requests.append(Request(rid, source, command=command, details=details))
         elif gate.decision == "confirm":
-            requests.append(self._proposal_request(base, source, gate.commands, details))
+            requests.append(Request.proposing(base, source, gate.commands, details))
         else:  # reject
             requests.append(
                 Request(
@@ -634,19 +633,6 @@ class VoiceTurn:
         """Wait (bounded) until the turn's receipt reached the broker, if it has one."""
         if self._published is not None:
             await asyncio.shield(self._published)
-
-    @staticmethod
-    def _proposal_request(
-        rid: str, source: Source, commands: Sequence[Command], details: dict[str, Any]
-    ) -> Request:
-        proposal = [c.model_dump(mode="json") for c in commands]
-        return Request(
-            rid,
-            source,
-            confirm=tuple(commands),
-            action=commands[0].action,
-            details={**details, "proposal": proposal},
-        )
 
     async def _answer(self, gate: GateDecision, receipts: list[Receipt], sink: SpeechSink) -> str:
         fallback = _FALLBACK.get((gate.decision, self.lang[:2]), "")

@@ -145,6 +145,7 @@ async def test_text_command_goes_through_the_intent_parser(
         guess = await ha.command("text", {"text": "add dentist on friday"})
         assert (guess["status"], guess["action"]) == ("needs_confirmation", "agenda.add")
         assert guess["events"][0]["title"] == "dentist"
+        assert guess["details"]["proposal"][0]["action"] == "agenda.add"  # what a yes runs
         assert (await ha.command("agenda.list", {"range": "week"}))["events"] == []
         asked = await ha.command("text", {"text": "is milk on my list?"})
         assert (asked["action"], asked["status"], asked["details"]["item"]) == (
