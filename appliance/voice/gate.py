@@ -24,7 +24,9 @@ Decisions:
   only; so does a mended reading of A ("two liters on milk") that gives exactly what
   a "weak" verifier heard. Also when both agree but a beam alternative of engine A
   gives the same action on another item the verifier knows (``rival_item``: "oatmeal"
-  and "oat milk").
+  and "oat milk"); or when an added item follows an article ("add a milk") and the
+  verifier knows it with one more first word that an article may have been heard for
+  (``article_item``: "oat milk").
 - ``read``: a read-only request (list, next event): runs on engine A alone; a
   disagreement is recorded. Also on the verifier's, when it was sure and engine A's
   reading is one word away from it ("what's up my agenda tomorrow"); the same for an
@@ -189,7 +191,7 @@ def _decide(
         return _unless_rival(
             GateDecision("act", weak[0], weak[0][0].action, "weak_verifier", True,
                          {**details, "agreed_reading": weak[1]}),
-            primary, parse, vocabulary,
+            primary, verifier, parse, vocabulary,
         )  # fmt: skip
     if not a_cmds and not b_cmds and repaired is None:
         asked = _weak_mended(primary, weak_cmds, parse, pauses)
@@ -212,13 +214,13 @@ def _decide(
         )
     if a_cmds and b_cmds and same_commands(a_cmds, b_cmds):
         both = GateDecision("act", a_cmds, a_cmds[0].action, None, True, details)
-        return _unless_rival(both, primary, parse, vocabulary)
+        return _unless_rival(both, primary, verifier, parse, vocabulary)
     agreeing = _alternative_agreeing(primary, a, b_cmds, parse, vocabulary, pauses=pauses)
     if agreeing is not None:
         rank, reading = agreeing
         details = {**details, "agreed_reading": reading, "rank": rank}
         mended = GateDecision("act", b_cmds, b_cmds[0].action, "alternative", True, details)
-        return _unless_rival(mended, primary, parse, vocabulary)
+        return _unless_rival(mended, primary, verifier, parse, vocabulary)
     # Heard a change, not confirmed by the other engine: ask, change nothing. Prefer
     # engine A's reading (free-form, fuller), even one with a misheard leading verb
     # ("and kombucha to the shopping list"); B's when A had none.
@@ -317,19 +319,78 @@ def _inside_an_item(pause: tuple[str, str], vocabulary: Collection[str]) -> bool
 
 
 def _unless_rival(
-    agreed: GateDecision, primary: Heard, parse: Parse, vocabulary: Collection[str]
+    agreed: GateDecision,
+    primary: Heard,
+    verifier: Heard | None,
+    parse: Parse,
+    vocabulary: Collection[str],
 ) -> GateDecision:
     """``agreed`` (an ``act``), or a question when engine A itself found another item
     the verifier knows almost as likely: a beam alternative gives the same action on
     that other item. (A's best reading never does: it gave the agreed commands, or an
     item the verifier does not know.) Two engines can be wrong together between
     near-homophones ("oatmeal" for "oat milk" on a synthetic voice in noise); Whisper's
-    doubt between the two is the sign, and the turn asks rather than picks."""
+    doubt between the two is the sign, and the turn asks rather than picks.
+
+    Also a question when an added item came just after an article and the verifier
+    knows a longer item of that name (``_longer_items``: "a milk", "oat milk")."""
     rival = _rival_reading(primary, agreed.commands, parse, vocabulary)
-    if rival is None:
-        return agreed
-    details = {**agreed.details, "rival_reading": rival}
-    return replace(agreed, decision="confirm", reason="rival_item", agreed=False, details=details)
+    if rival is not None:
+        details = {**agreed.details, "rival_reading": rival}
+        return replace(
+            agreed, decision="confirm", reason="rival_item", agreed=False, details=details
+        )
+    readings = (primary.text, verifier.text if verifier is not None else "")
+    longer = _longer_items(agreed.commands, readings, vocabulary)
+    if longer:
+        details = {**agreed.details, "longer_items": longer}
+        return replace(
+            agreed, decision="confirm", reason="article_item", agreed=False, details=details
+        )
+    return agreed
+
+
+_ARTICLES = frozenset({"a", "an", "the"})
+_ARTICLE_LIKE = re.compile(r"^(?:[aeiou]|th)", re.I)
+"""How a first word starts that an article may have been heard for: "oat" in "oat
+milk" came out as "a" (Whisper) and "the" (the verifier) on a synthetic voice."""
+
+
+def _longer_items(
+    acted: Sequence[Command], readings: Sequence[str], vocabulary: Collection[str]
+) -> list[str]:
+    """The known items whose name is an added item's name after one more word, when a
+    reading has an article just before the item: "a milk" or "the milk", and the
+    verifier knows "oat milk". A first word that starts like an article ("oat",
+    "almond", "ice", "thai") can be heard as one by both engines, and then they agree
+    on the shorter item. An article before a food said as it is is rare ("add milk");
+    one before a longer name the household buys is where a word went missing."""
+    longer: list[str] = []
+    for command in acted:
+        item = getattr(command, "item", None)
+        if command.action != "shopping.add" or not isinstance(item, str):
+            continue
+        if not any(_follows_an_article(text, item) for text in readings):
+            continue
+        key = item_key(item)
+        for name in sorted(vocabulary):
+            first, _, rest = name.partition(" ")
+            if rest == key and _ARTICLE_LIKE.match(first):
+                longer.append(name)
+    return longer
+
+
+def _follows_an_article(text: str, item: str) -> bool:
+    """True if ``item``'s words come just after "a", "an" or "the" in ``text``, one
+    that does not follow a unit ("two liters a milk" is "of" misheard)."""
+    words = re.findall(r"[\w']+", text.lower())
+    name = [item_key(w) for w in re.findall(r"[\w']+", item.lower())]
+    return any(
+        words[i] in _ARTICLES
+        and (i == 0 or words[i - 1] not in UNIT_BY_ALIAS)
+        and [item_key(w) for w in words[i + 1 : i + 1 + len(name)]] == name
+        for i in range(len(words) - len(name))
+    )
 
 
 def _rival_reading(

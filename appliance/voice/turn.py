@@ -526,7 +526,7 @@ class VoiceTurn:
             return False
         if gate.reason == "engines_disagree" and names_known_items(gate.commands, vocabulary):
             return False
-        if gate.reason == "rival_item":  # both agreed, Whisper itself doubted the item
+        if gate.reason in ("rival_item", "article_item"):  # both agreed, and it asks
             return False
         if not self.engines.primary.has_second_opinion(self.lang):
             return False

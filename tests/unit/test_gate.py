@@ -318,6 +318,55 @@ def test_agreement_on_an_item_whisper_doubted_asks(parser: IntentParser) -> None
     assert weak.decision == "confirm" and weak.reason == "rival_item"
 
 
+def test_an_added_item_after_an_article_with_a_longer_known_name_asks(
+    parser: IntentParser,
+) -> None:
+    """Said "add oat milk": Whisper heard "and a milk", the verifier "add the milk", and
+    Whisper's beam held no "oat milk". Both agree on milk, after an article, and the
+    verifier knows "oat milk": a first word heard as "a" or "the". Ask."""
+    vocabulary = frozenset({"milk", "oat milk", "chocolate milk", "bread", "cream"})
+    heard = gate(
+        parser,
+        "And a milk to the shopping list.",
+        "add the milk to the shopping list",
+        vocabulary=vocabulary,
+    )
+    assert heard.decision == "confirm" and heard.reason == "article_item"
+    assert heard.commands == (c.ShoppingAdd(item="milk"),)
+    assert heard.details["longer_items"] == ["oat milk"]
+    for a, b in (
+        # no article before the item
+        ("Add milk to the shopping list.", "add milk to the shopping list"),
+        # an article, but no longer item with a first word that starts like one
+        # ("chocolate" is never heard as "the")
+        ("Add the bread to the shopping list.", "add the bread to the shopping list"),
+        # an article before the amount, not the item
+        ("Add a liter of milk to the list.", "add a liter of milk to the list"),
+        # "of" heard as "a" after a unit
+        ("Add two liters a milk to the list.", "add two liters of milk to the list"),
+    ):
+        result = gate(parser, a, b, vocabulary=vocabulary)
+        assert result.decision == "act", a
+    # "cream" with no longer name known; the same words with "ice cream" known ask
+    assert gate(parser, "Add the cream to the list.", "add the cream to the list",
+                vocabulary=vocabulary).decision == "act"  # fmt: skip
+    iced = gate(
+        parser,
+        "Add the cream to the list.",
+        "add the cream to the list",
+        vocabulary=vocabulary | {"ice cream"},
+    )
+    assert iced.decision == "confirm" and iced.details["longer_items"] == ["ice cream"]
+    # only an added item: taking "the milk" off touches what is on the list by name
+    checked = gate(
+        parser,
+        "Check off the milk.",
+        "check off the milk",
+        vocabulary=vocabulary,
+    )
+    assert checked.decision == "act"
+
+
 def test_alternatives_of_a_rejected_transcript_are_not_used(parser: IntentParser) -> None:
     result = gate(
         parser,
