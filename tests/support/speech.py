@@ -25,6 +25,7 @@ import math
 import shutil
 import subprocess
 import wave
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -146,12 +147,25 @@ def tone(ms: float, hz: float = 440.0, dbfs: float = -20.0) -> bytes:
 
 
 @lru_cache(maxsize=32)
-def babble(ms: float, dbfs: float = -30.0, *, talkers: int = 6, seed: int = 0) -> bytes:
-    """Several voices talking at once (Piper and espeak-ng when installed), at ``dbfs``."""
+def babble(
+    ms: float,
+    dbfs: float = -30.0,
+    *,
+    talkers: int = 6,
+    seed: int = 0,
+    voices: Sequence[str] = (),
+) -> bytes:
+    """Several voices talking at once (Piper and espeak-ng when installed), at ``dbfs``.
+
+    ``voices``: espeak-ng voices only, for the same samples from run to run (Piper's
+    renditions differ from process to process)."""
     rng = np.random.default_rng(seed)
     n = _samples(ms)
     total = np.zeros(n)
-    voices = ["piper"] + (["en-us", "en-gb+f3", "en-us+m3", "en-gb+f2"] if have_espeak() else [])
+    if not voices:
+        voices = ["piper"] + (
+            ["en-us", "en-gb+f3", "en-us+m3", "en-gb+f2"] if have_espeak() else []
+        )
     for k in range(talkers):
         stream = np.zeros(0)
         while len(stream) < n:
