@@ -131,8 +131,11 @@ def _misread(words: Sequence[Word], lexicon: Lexicon) -> bool:
 
 
 def _recurring(words: Sequence[Word], lexicon: Lexicon) -> bool:
-    """True if ``words`` say a repetition ("yoga every tuesday", "milk each week")."""
-    return any(w.key in lexicon.dates.recurring for w in words[:-1])
+    """True if ``words`` say a repetition ("yoga every tuesday", "milk each week",
+    "piano lessons on mondays")."""
+    return any(w.key in lexicon.dates.recurring for w in words[:-1]) or any(
+        w.key in lexicon.dates.recurring_days for w in words
+    )
 
 
 def _items(ctx: Context) -> list[ItemSpec] | Outcome:

@@ -59,6 +59,8 @@ class DateWords:
     unsupported_ranges: frozenset[str]
     recurring: frozenset[str]
     """Words of a repetition ("every tuesday"): not supported."""
+    recurring_days: frozenset[str]
+    """Days said as a repetition ("on mondays", "às terças"): not supported."""
     numeric_order: str
     patterns: tuple[str, ...]
 
@@ -174,6 +176,7 @@ def _dates(raw: Mapping[str, Any]) -> DateWords:
         week=_words(raw["week"]),
         unsupported_ranges=_words(raw["unsupported_ranges"]),
         recurring=_words(raw["recurring"]),
+        recurring_days=_words(raw["recurring_days"]),
         numeric_order=str(raw["numeric_order"]),
         patterns=tuple(str(p) for p in raw["patterns"]),
     )

@@ -295,12 +295,20 @@ def test_a_date_without_a_list_named_is_only_a_guess(text: str, title: str, day:
         "add milk every week",
         "remind me to water the plants every day",
         "add piano every monday at 5 pm",
+        "add piano lessons on mondays to my calendar",
+        "add yoga on tuesdays at 6 pm",
+        "remind me to take out the trash on thursdays",
     ],
 )
 def test_repeating_entries_are_refused(text: str) -> None:
     result = parse(text)
     assert result.commands == ()
     assert result.reason == "recurring"
+
+
+def test_one_weekday_is_one_entry() -> None:
+    for text in ("add piano lessons on monday to my calendar", "add yoga on tuesday at 6 pm"):
+        assert parse(text).commands, text
 
 
 @pytest.mark.parametrize(
@@ -520,6 +528,9 @@ def test_now_is_read_in_the_parser_time_zone() -> None:
         ("what's on my agenda this week", AgendaList(range="week")),
         ("read me my calendar for this week", AgendaList(range="week")),
         ("what does my week look like", AgendaList(range="week")),
+        ("what's my day look like", AgendaList(range="today")),
+        ("how's my day looking tomorrow", AgendaList(range="tomorrow")),
+        ("what's my day like on Friday", AgendaList(range="day", day=dt.date(2026, 12, 4))),
         ("what's on my agenda on December 5th", AgendaList(range="day", day=dt.date(2026, 12, 5))),
         ("what do I have on Friday", AgendaList(range="day", day=dt.date(2026, 12, 4))),
         ("what's my schedule for tomorrow", AgendaList(range="tomorrow")),

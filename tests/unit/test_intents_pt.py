@@ -227,6 +227,9 @@ def test_a_date_without_a_list_named_is_only_a_guess() -> None:
     assert result.ask
     assert not parse("adiciona dentista na sexta na agenda").ask
     assert parse("marca academia toda terça às sete na agenda").reason == "recurring"
+    assert parse("marca academia às terças às sete da noite").reason == "recurring"
+    assert parse("adiciona aula de piano nas segundas-feiras na agenda").reason == "recurring"
+    assert parse("marca academia na terça às sete da noite").commands
 
 
 @pytest.mark.parametrize(
