@@ -57,6 +57,7 @@ from hassil import (
 
 from appliance.intents import load_templates
 from appliance.intents.lexicon import load_lexicon
+from appliance.tts.normalize import speakable
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -593,9 +594,81 @@ class Grammar:
         memo: dict[tuple[int, int], frozenset[int]] = {}
         return len(words) in _ends(Ref(rule), words, 0, self.rules, memo)
 
+    def sentence_of(self, text: str) -> str | None:
+        """Another engine's transcript ("Add 2 liters of milk, eggs and bread.") in
+        this grammar's words, when it is one of its sentences: numbers and times said
+        as words, case and punctuation dropped, a comma the grammar's pause where it
+        has one there. None when it is not a sentence of the grammar."""
+        # "3:30" as said ("three thirty"), not as a clock reads it ("... a.m.")
+        spoken = speakable(_CLOCK.sub(_said_time, text), self.lang).lower()
+        spoken = _MERIDIEM.sub(lambda m: f"{m.group(1)}.m.", spoken)
+        with_pauses = _NOT_A_WORD.sub(" ", spoken.replace(",", f" {PAUSE} "))
+        for candidate in (with_pauses, with_pauses.replace(PAUSE, " ")):
+            words = " ".join(candidate.split())
+            if words and self.accepts(words):
+                return words
+        return None
+
+    def choice(self, sentence: str, items: Collection[str]) -> Automaton | None:
+        """``sentence`` (this grammar's words) as an automaton in which each of
+        ``items`` (names it says) may be any item the grammar knows instead, and each
+        number word any other: which one the audio holds there is for the decoder to
+        say. None when an item's words are not in the sentence."""
+        words = sentence.split()
+        known = self.words  # the items whose words it can say (not dropped homophones)
+        names = tuple(
+            name
+            for name in dict.fromkeys((*self.items, *(i.lower() for i in items)))
+            if all(w in known for w in name.split())
+        )
+        numbers = sorted(self._number_words)
+        rules: dict[str, Node] = {
+            "item_choice": Alt(tuple(_seq(Word(w) for w in name.split()) for name in names)),
+            "number_choice": Alt(tuple(Word(w) for w in numbers)),
+        }
+
+        def fixed(part: SequenceOf[str]) -> list[Node]:
+            return [Ref("number_choice") if w in numbers else Word(w) for w in part]
+
+        parts: list[Node] = []
+        at = 0
+        for item in sorted({i.lower() for i in items}, key=sentence.find):
+            span = item.split()
+            start = next(
+                (i for i in range(at, len(words)) if words[i : i + len(span)] == span), None
+            )
+            if start is None:
+                return None
+            parts += [*fixed(words[at:start]), Ref("item_choice")]
+            at = start + len(span)
+        parts += fixed(words[at:])
+        rules["sentence"] = Seq(tuple(parts))
+        return compile_automaton(rules, "sentence")
+
+    @cached_property
+    def _number_words(self) -> frozenset[str]:
+        """The words that say a number by themselves ("two", "twenty"), not "a"."""
+        number = self.rules.get("number")
+        said = frozenset(_node_words(number)) if number is not None else frozenset()
+        return said - {"a", "an", "and", "hundred"}
+
     def command_rules(self) -> tuple[str, ...]:
         """The sentence rules of the intents, in order."""
         return tuple(r for rules in self.intents.values() for r in rules)
+
+
+_CLOCK = re.compile(r"\b(\d{1,2}):(\d{2})\b")
+
+
+def _said_time(match: re.Match[str]) -> str:
+    hour, minutes = match.groups()
+    return hour if minutes == "00" else f"{hour} {int(minutes)}"
+
+
+_MERIDIEM = re.compile(r"\b([ap])\.? ?m\b\.?")
+_NOT_A_WORD = re.compile(r"[^\w',.]+|(?<![ap]\.m)\.(?!m\.)|(?<=\s)'|'(?=\s|$)")
+"""What separates words: anything but letters, digits, apostrophes inside a word,
+the dots of "a.m." and "p.m.", and the grammar's pause."""
 
 
 def _node_words(node: Node) -> Iterator[str]:

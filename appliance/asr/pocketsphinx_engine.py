@@ -236,6 +236,54 @@ class _Channel:
         scores = {**self.scores(segments), "pauses": _pauses(segments)}
         return _Reading(_text(hypothesis.hypstr), scores, heard_some)
 
+    def weigh(self, pcm: bytes, readings: Sequence[str]) -> list[dict[str, Any] | None]:
+        """Each of ``readings`` (grammar words) forced onto ``pcm``, scored against the
+        phone loop as a decoded reading is (``scores``, with its ``pauses``); None for
+        one that cannot be aligned. All start from the cepstral means the utterance
+        left, which are kept for the next one."""
+        saved = (self.decoder.get_cmn(False), self.phones.get_cmn(False))
+        try:
+            _decode(self.phones, pcm)
+            weighed: list[dict[str, Any] | None] = []
+            for reading in readings:
+                self.decoder.set_cmn(saved[0])
+                try:
+                    self.decoder.set_align_text(reading)
+                    _decode(self.decoder, pcm)
+                except RuntimeError:
+                    weighed.append(None)
+                    continue
+                segments = [
+                    (_ALT_PRONUNCIATION.sub("", s.word), s.start_frame, s.end_frame, s.ascore)
+                    for s in self.decoder.seg() or ()  # none: it did not fit at all
+                ]
+                weighed.append(
+                    {**self.scores(segments), "pauses": _pauses(segments)} if segments else None
+                )
+            return weighed
+        finally:
+            self.decoder.set_cmn(saved[0])
+            self.phones.set_cmn(saved[1])
+
+    def choose(self, pcm: bytes, automaton: Automaton, back_to: str) -> str:
+        """What the decoder hears in ``pcm`` with ``automaton`` as its grammar (its
+        words, fillers left out), from the cepstral means the utterance left, which
+        are kept; ``back_to`` is the search active afterwards."""
+        saved = self.decoder.get_cmn(False)
+        fsg = self.decoder.create_fsg(
+            _CHOICE, automaton.start, automaton.final, _transitions(automaton)
+        )
+        self.decoder.add_fsg(_CHOICE, fsg)
+        try:
+            self.decoder.activate_search(_CHOICE)
+            _decode(self.decoder, pcm)
+            heard = [_ALT_PRONUNCIATION.sub("", s.word) for s in self.decoder.seg() or ()]
+            return " ".join(w for w in heard if not _is_filler(w))
+        finally:
+            self.decoder.set_cmn(saved)
+            self.decoder.activate_search(back_to)
+            self.decoder.remove_search(_CHOICE)
+
     def restore_cmn(self) -> None:
         """Undo this utterance's update of the cepstral means (live CMN)."""
         if self.cmn is not None:
@@ -276,6 +324,18 @@ class _Channel:
         }
 
 
+def _decode(decoder: pocketsphinx.Decoder, pcm: bytes) -> None:
+    """One whole utterance through ``decoder``'s active search."""
+    decoder.start_utt()
+    for offset in range(0, len(pcm), _PIECE_BYTES):
+        decoder.process_raw(pcm[offset : offset + _PIECE_BYTES])
+    decoder.end_utt()
+
+
+_PIECE_BYTES = 3_200
+_CHOICE = "choice"  # the search of a second look's item choice
+
+
 class PocketSphinxVerifier(StreamingVerifier):
     """English grammar decoding with phone-loop rejection, at one or more frequency
     warps; one instance per language."""
@@ -294,6 +354,9 @@ class PocketSphinxVerifier(StreamingVerifier):
             raise AsrError(f"PocketSphinx failed to start: {err}") from err
         self._searches: tuple[str, str] | None = None
         self._grammar_key = ""
+        self._grammar: Grammar | None = None
+        self._heard = bytearray()  # this utterance's audio, as the decoders had it
+        self._found: tuple[str, float] | None = None  # the last reading and its warp
         super().__init__("en", self._ps_settings)
         try:  # at once: a broken grammar fails here, not at the first utterance
             self._call_on_worker(lambda: self._load(grammar))
@@ -322,6 +385,7 @@ class PocketSphinxVerifier(StreamingVerifier):
             raise AsrError(f"PocketSphinx rejected the grammar: {err}") from err
         self._searches = names
         self._grammar_key = grammar.key
+        self._grammar = grammar
         _LOGGER.debug("pocketsphinx: grammar %s loaded", grammar.key)
 
     # -- decoding --------------------------------------------------------------------
@@ -331,10 +395,13 @@ class PocketSphinxVerifier(StreamingVerifier):
             raise AsrError("no grammar loaded")
         for channel in self._channels:
             channel.begin(self._searches[1 if answers_only else 0])
+        self._heard = bytearray()
+        self._found = None
 
     def _engine_feed(self, pcm: bytes) -> None:
         for channel in self._channels:
             channel.feed(pcm)
+        self._heard += pcm
 
     def _engine_discard(self) -> None:
         for channel in self._channels:
@@ -355,20 +422,70 @@ class PocketSphinxVerifier(StreamingVerifier):
             rejected: str | None = REJECT_OUT_OF_GRAMMAR if out_of_grammar else REJECT_NO_SPEECH
             return Result("", rejected=rejected, details={"frames": frames})
         warp, (text, scores, _) = max(readings, key=lambda kept: kept[1].scores["avg_score"])
+        self._found = (text, warp)
         details = {"frames": frames, "warp": warp, **scores}
         settings = self._ps_settings
         confidence = 1.0 / (
             1.0 + math.exp(-(scores["avg_score"] - settings.reject_avg_score) / _CONFIDENCE_SCALE)
         )
-        rejected = None
+        return Result(text, confidence=confidence, rejected=self._doubt(scores), details=details)
+
+    def _doubt(self, scores: Mapping[str, Any]) -> str | None:
+        """Why a reading with these scores is not sure (``REJECT_WEAK``: may only
+        confirm), or None."""
+        settings = self._ps_settings
         if (
             scores["avg_score"] < settings.weak_avg_score
             or scores["min_word_score"] < settings.weak_word_score
         ):
-            rejected = REJECT_LOW_CONFIDENCE
-        elif (
+            return REJECT_LOW_CONFIDENCE
+        if (
             scores["avg_score"] < settings.reject_avg_score
             or scores["min_word_score"] < settings.reject_word_score
         ):
-            rejected = REJECT_WEAK
-        return Result(text, confidence=confidence, rejected=rejected, details=details)
+            return REJECT_WEAK
+        return None
+
+    def _engine_reconsider(self, text: str, items: Sequence[str]) -> Result | None:
+        """``text`` (another engine's reading) forced onto the last utterance and
+        weighed against the phone loop, with the reading the search found weighed the
+        same way: the transcript when it is a sentence of the grammar, sure by the
+        same cut-offs, and fits the audio better than the found one did. The search
+        prunes its paths to keep up with speech, and can lose the one that was said
+        (a deeper or synthetic voice; "tick a couple cotton swabs" for "take the milk
+        off my list"); a forced alignment cannot.
+
+        And then, with the rest of the sentence as ``text`` has it, each of ``items``
+        must be the item the decoder hears there among every item it knows, and each
+        number the number it hears (``Grammar.choice``): a reading that fits well can
+        still name a near-homophone ("tea" for "cheese"), and only a choice tells
+        them apart."""
+        grammar = self._grammar
+        words = grammar.sentence_of(text) if grammar is not None else None
+        if grammar is None or self._searches is None or words is None or not self._heard:
+            return None
+        found_text, warp = self._found or ("", None)
+        found = found_text.replace(PAUSE, f" {PAUSE}")
+        channels = [c for c in self._channels if warp is None or c.warp == warp]
+        best: tuple[float, dict[str, Any], float] | None = None
+        for channel in channels:
+            theirs, *mine = channel.weigh(bytes(self._heard), [words, found] if found else [words])
+            own = next((m["avg_score"] for m in mine if m and m["words"]), -math.inf)
+            if theirs and theirs["words"] and (best is None or theirs["avg_score"] > best[0]):
+                best = (theirs["avg_score"], {**theirs, "warp": channel.warp}, own)
+        if best is None:
+            return None
+        score, scores, own = best
+        if self._doubt(scores) is not None or not score > own:
+            return None
+        details = {**scores, "found_avg_score": own, "found": found_text}
+        # Which item and which numbers the decoder hears there, the rest as it is.
+        choice = grammar.choice(words, items)
+        if choice is None:
+            return None
+        channel = next(c for c in self._channels if c.warp == scores["warp"])
+        chosen = channel.choose(bytes(self._heard), choice, self._searches[0])
+        if chosen != " ".join(w for w in words.split() if w != PAUSE):
+            _LOGGER.debug("pocketsphinx: second look chose %r over %r", chosen, words)
+            return None
+        return Result(_text(words), confidence=None, details=details)

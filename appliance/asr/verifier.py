@@ -20,7 +20,7 @@ import queue
 import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, TypeVar
@@ -234,6 +234,9 @@ class StreamingVerifier(ABC):
         self._numbers = itertools.count(1)
         self._closed = False
         self._warned_denoise = False
+        self._ended: int | None = None
+        """The number of the last utterance decoded to its end, while the engine still
+        holds what it heard of it (worker side)."""
         self._thread = threading.Thread(
             target=self._run, name=f"verifier-{self.engine}-{lang}", daemon=True
         )
@@ -318,6 +321,7 @@ class StreamingVerifier(ABC):
             "finish_ms": waited_ms,
             "audio_ms": _audio_ms(utterance),
             "answers_only": utterance.answers_only,
+            "utterance": utterance.number,
             "noise_floor_dbfs": utterance.noise_floor_dbfs,
             "denoised": utterance.denoiser is not None,
             # Below the level that calls for noise suppression: a quiet room.
@@ -347,6 +351,45 @@ class StreamingVerifier(ABC):
         if utterance is not None:
             utterance.abort.set()
             self._jobs.put(("end", utterance))
+
+    def reconsider(
+        self, text: str, utterance: int, items: Sequence[str] = (), timeout: float = 2.0
+    ) -> Transcript | None:
+        """The verifier's transcript of its utterance number ``utterance`` (its
+        ``Transcript.details["utterance"]``), had its search found ``text`` there:
+        another engine's reading, when it is a sentence of the verifier's grammar
+        (``Grammar.sentence_of``; the transcript is in the grammar's words).
+
+        ``text`` is weighed against the same audio with the verifier's own acoustic
+        model, and it is the transcript only when the verifier is as sure of it as
+        of a reading of its own, and it fits the audio better than the reading the
+        verifier found; None otherwise, when another utterance came since, or when
+        the engine cannot weigh a given reading (Vosk). ``items``: the item names
+        ``text`` says, each of which must be the one the verifier hears there among
+        all it knows."""
+        found: list[Result | None] = []
+
+        def run() -> None:
+            if self._ended == utterance:
+                found.append(self._engine_reconsider(text, items))
+
+        started = time.perf_counter()
+        try:
+            self._call_on_worker(run, timeout)
+        except AsrError as err:
+            _LOGGER.warning("%s verifier: no second look: %s", self.engine, err)
+            return None
+        result = found[0] if found else None
+        if result is None:
+            return None
+        return Transcript(
+            text=result.text,
+            engine=self.engine,
+            elapsed_ms=(time.perf_counter() - started) * 1000,
+            confidence=result.confidence,
+            rejected=result.rejected,
+            details={**result.details, "utterance": utterance, "reconsidered": True},
+        )
 
     def close(self) -> None:
         """Stop the worker thread (waits for the current piece of audio)."""
@@ -409,6 +452,7 @@ class StreamingVerifier(ABC):
         kind: str = job[0]
         payload: Any = job[1]
         if kind == "grammar":
+            self._ended = None  # its readings are weighed in the grammar it was heard with
             self._engine_set_grammar(payload)
             return current
         if kind == "barrier":
@@ -418,6 +462,7 @@ class StreamingVerifier(ABC):
             payload()
             return current
         if kind == "start":
+            self._ended = None
             if current is not None:
                 self._engine_discard()
                 _close_denoiser(current)
@@ -437,19 +482,24 @@ class StreamingVerifier(ABC):
         if utterance.abort.is_set():
             self._engine_discard()
         else:
-            started = time.perf_counter()
-            if utterance.held is not None:  # shorter than the noise floor's window
-                self._settle_noise(utterance)
-            if utterance.denoiser is not None and not utterance.truncated:
-                self._decode(utterance, utterance.denoiser.flush())
-            result = self._engine_end()
-            utterance.compute_s += time.perf_counter() - started
-            if utterance.truncated:
-                result.rejected = result.rejected or "too_long"
-            utterance.result = result
+            self._end(utterance)
         _close_denoiser(utterance)
         utterance.done.set()
         return None
+
+    def _end(self, utterance: _Utterance) -> None:
+        started = time.perf_counter()
+        if utterance.held is not None:  # shorter than the noise floor's window
+            self._settle_noise(utterance)
+        if utterance.denoiser is not None and not utterance.truncated:
+            self._decode(utterance, utterance.denoiser.flush())
+        result = self._engine_end()
+        utterance.compute_s += time.perf_counter() - started
+        if utterance.truncated:
+            result.rejected = result.rejected or "too_long"
+        utterance.result = result
+        if not utterance.answers_only and not utterance.truncated:
+            self._ended = utterance.number
 
     def _warm_up_denoiser(self) -> None:
         if self._settings.denoise:
@@ -533,6 +583,12 @@ class StreamingVerifier(ABC):
 
     def _engine_close(self) -> None:  # noqa: B027 - optional hook
         """Free engine resources (worker thread)."""
+
+    def _engine_reconsider(self, text: str, items: Sequence[str]) -> Result | None:
+        """``text`` as the transcript of the last utterance (``reconsider``), or None
+        (worker thread). Engines that cannot weigh a given reading keep this one."""
+        del text, items
+        return None
 
 
 def _close_denoiser(utterance: _Utterance) -> None:

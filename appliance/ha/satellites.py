@@ -66,6 +66,7 @@ LAST_TRANSCRIPT_VALUE_TEMPLATE: Final = (
 LAST_TRANSCRIPT_ATTRIBUTES_TEMPLATE: Final = (
     "{% set t = value_json.get('transcripts') or {} %}"
     "{{ {'verifier': t.get('verifier'), 'whisper_second': t.get('whisper_second'),"
+    " 'verifier_second_look': t.get('verifier_second_look'),"
     " 'decision': value_json.get('decision'), 'session_id': value_json.get('session_id')}"
     " | to_json }}"
 )

@@ -188,6 +188,15 @@ class _PooledSession:
         finally:
             self._release()
 
+    def reconsider(self, text: str, transcript: Any, items: Sequence[str]) -> Any:
+        """The verifier's second look at the utterance of ``transcript`` with another
+        reading (``StreamingVerifier.reconsider``); None once the verifier has begun
+        another one (it went back to the pool at ``finish``)."""
+        utterance = transcript.details.get("utterance")
+        if not isinstance(utterance, int):
+            return None
+        return self._verifier.reconsider(text, utterance, items)
+
 
 def _with_fetched_models(settings: Settings) -> Any:
     """Verifier settings, with Vosk models installed by ``models fetch`` filled in."""

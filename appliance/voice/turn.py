@@ -65,6 +65,9 @@ class VerifierSession(Protocol):
 
     def accept(self, pcm: bytes) -> None: ...
     def finish(self, wait_while: Callable[[], bool] | None = None) -> TranscriptLike: ...
+    def reconsider(
+        self, text: str, transcript: TranscriptLike, items: Sequence[str]
+    ) -> TranscriptLike | None: ...
 
 
 class Endpointer(Protocol):
@@ -460,7 +463,10 @@ class VoiceTurn:
         vocabulary = self._verifier.vocabulary if self._verifier is not None else frozenset()
         gate = decide(heard_a, heard_b, parse, vocabulary)
         transcripts = {"whisper": heard_a.text, "verifier": heard_b.text if heard_b else ""}
-        if self._wants_second_opinion(gate, heard_b, parse, vocabulary):
+        second_look = await self._second_look(gate, heard_a, heard_b, verifier_t, parse)
+        if second_look is not None:
+            gate, transcripts["verifier_second_look"] = second_look
+        elif self._wants_second_opinion(gate, heard_b, parse, vocabulary):
             second = await self._second_opinion(heard_b, parse, vocabulary)
             if second is not None:
                 gate, transcripts["whisper_second"] = second
@@ -496,6 +502,51 @@ class VoiceTurn:
             user=self.user, site=self.site, turn_id=self.session_id, question=question,
             answer=answer, lang=self.lang, asked_at=self._asked_at,
         )  # fmt: skip
+
+    async def _second_look(
+        self,
+        gate: GateDecision,
+        heard_a: Heard,
+        heard_b: Heard | None,
+        verifier_t: TranscriptLike | None,
+        parse: Any,
+    ) -> tuple[GateDecision, str] | None:
+        """The gate's decision, and what the verifier heard, when it took a second
+        look at its audio with Whisper's reading and found that reading fit better
+        than its own (``StreamingVerifier.reconsider``), and the gate then acts.
+
+        Only for a change Whisper proposed and the verifier did not confirm: the
+        verifier's search prunes its paths to keep up with speech, and can lose the
+        one that was said (a synthetic or deeper voice: "add tea" for "add cheese").
+        Weighed by the verifier's own acoustic model, against its own reading; only
+        a sentence of its grammar (items it knows), and only when the verifier then
+        hears the same items and numbers there among all it knows: a second look
+        finds the path its search lost, never a reading it would not have been sure
+        of, nor a near-homophone of what was said."""
+        if gate.decision != "confirm" or gate.reason not in ("engines_disagree", "not_confirmed"):
+            return None
+        if self._verifier is None or verifier_t is None or heard_b is None:
+            return None
+        reading = gate.details.get("repaired_reading") or heard_a.text
+        if not same_commands(getattr(parse(reading), "commands", ()) or (), gate.commands):
+            return None  # the question is the verifier's reading, not Whisper's
+        loop = asyncio.get_running_loop()
+        items = [i for c in gate.commands if isinstance(i := getattr(c, "item", None), str)]
+        look = functools.partial(self._verifier.reconsider, reading, verifier_t, items)
+        second_t = await loop.run_in_executor(self.engines.executor, look)
+        self.milestones.mark("verifier_second_look")
+        if second_t is None:
+            return None
+        heard = replace(
+            heard_b,
+            text=second_t.text,
+            rejected=second_t.rejected,
+            pauses=tuple(map(tuple, second_t.details.get("pauses", ()))),
+        )
+        second = decide(heard_a, heard, parse, self._verifier.vocabulary)
+        if second.decision != "act":
+            return None
+        return replace(second, details={**second.details, "second_look": True}), heard.text
 
     def _wants_second_opinion(
         self, gate: GateDecision, heard_b: Heard | None, parse: Any, vocabulary: frozenset[str]

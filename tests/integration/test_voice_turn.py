@@ -22,6 +22,7 @@ from appliance.protocol.topics import Topics
 from appliance.protocol.voice import CHUNK_BYTES, CHUNK_MS
 from appliance.settings import Settings
 from appliance.store.db import Database
+from appliance.voice.engines import _VerifierPool
 from appliance.voice.gate import Heard, decide
 from appliance.voice.turn import Engines, VoiceTurn
 from tests.support import speech
@@ -148,6 +149,40 @@ async def test_a_second_opinion_from_the_larger_model_can_confirm_the_verifier(
     assert "bread" in helped.transcripts["whisper_second"].lower()
     assert [i.name for i in helped.receipts[0].items] == ["bread"]
     assert helped.receipts[0].details["transcripts"]["whisper_second"]
+
+
+async def test_a_second_look_of_the_verifier_confirms_whisper(
+    voice_engines: Engines, settings: Settings, database: Database
+) -> None:
+    """espeak-ng's voice (deterministic), to a verifier that has heard nothing yet (its
+    cepstral means carry over between utterances): its search hears "will you add eggs
+    to shopping list", Whisper "remove the eggs from the shopping list". The verifier
+    looks again with Whisper's reading, finds it fits better and hears "eggs" there:
+    both engines agree, and the turn acts instead of asking."""
+    if not speech.have_espeak():
+        pytest.skip("espeak-ng is not installed")
+    said = "remove the eggs from the shopping list"
+    audio = speech.pad(speech.espeak(said, "en-us"), 300, 1500)
+    # all the time it needs (a new verifier's first utterance is its slowest)
+    patient = settings.verifier.model_copy(update={"max_final_ms": 10_000})
+    fresh = _VerifierPool(settings.model_copy(update={"verifier": patient}))
+    engines = dataclasses.replace(voice_engines, verifier_for=fresh.session)
+    turn = _turn(engines, ActionService(database, settings, Topics()))
+    turn.start()
+    await _feed_paced(turn, audio)
+    result = await turn.run(_discard)
+    await turn.close()
+    transcripts = result.transcripts
+    assert transcripts["verifier"] != said, transcripts  # its search lost it
+    assert "remove the eggs" in transcripts["whisper"].lower(), transcripts
+    assert transcripts["verifier_second_look"] == said
+    assert result.decision == "act", transcripts
+    assert result.gate is not None and result.gate.details["second_look"]
+    assert "whisper_second" not in transcripts  # no need for the larger model
+    receipt = result.receipts[0]
+    assert receipt.action == "shopping.remove"
+    assert receipt.details["transcripts"]["verifier_second_look"] == said
+    assert "verifier_second_look" in result.milestones_ms
 
 
 async def test_only_a_sure_verifier_gets_a_second_opinion(voice_engines: Engines) -> None:

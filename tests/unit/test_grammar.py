@@ -460,3 +460,40 @@ def test_closing_words_are_words_the_parser_drops(
         text = f"{command} {closing}"
         assert grammar.accepts(text), text
         assert parser.parse(text, lang=lang).commands == plain, text
+
+
+def test_another_engines_reading_in_the_grammars_words() -> None:
+    """Whisper's text as the verifier's grammar says it: numbers and times as words,
+    a comma its pause where it has one, case and punctuation dropped; None for what
+    the grammar cannot say."""
+    en = build_grammar("en")
+    for text, words in (
+        ("Add 2 liters of milk to the list.", "add two liters of milk to the list"),
+        ("Add milk, eggs and bread to the list!", f"add milk {PAUSE} eggs and bread to the list"),
+        ("Hey Jarvis, add milk to the list.", "hey jarvis add milk to the list"),
+        ("Add dentist tomorrow at 3 p.m. to my calendar.",
+         "add dentist tomorrow at three p.m. to my calendar"),
+        ("Remind me to pick up the kids at 3:30", "remind me to pick up the kids at three thirty"),
+        ("We're out of coffee.", "we're out of coffee"),
+    ):  # fmt: skip
+        assert en.sentence_of(text) == words, text
+        assert en.accepts(words)
+    for text in ("I need to buy this so.", "Add unicorn dust to the list.", "", "..."):
+        assert en.sentence_of(text) is None, text
+
+
+def test_a_choice_keeps_the_sentence_and_opens_its_items_and_numbers() -> None:
+    en = build_grammar("en")
+    sentence = "add two liters of milk , eggs and bread to the shopping list"
+    choice = en.choice(sentence, ["milk", "eggs", "bread"])
+    assert choice is not None
+    assert choice.accepts(sentence)
+    assert choice.accepts(sentence.replace("milk", "oat milk").replace("bread", "butter"))
+    assert choice.accepts(sentence.replace("two", "three"))
+    for other in (
+        sentence.replace("add", "remove"),
+        sentence.replace("milk", "unicorn"),  # not an item it knows
+        sentence.replace(" to the shopping list", ""),
+    ):
+        assert not choice.accepts(other), other
+    assert en.choice("add cheese to the list", ["milk"]) is None  # not the sentence's item

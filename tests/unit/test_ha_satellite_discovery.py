@@ -213,6 +213,7 @@ def test_last_transcript() -> None:
     assert attributes == {
         "verifier": "add milk to the list",
         "whisper_second": None,
+        "verifier_second_look": None,
         "decision": "act",
         "session_id": "abc",
     }

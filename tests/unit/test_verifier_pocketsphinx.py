@@ -288,3 +288,69 @@ def test_a_grammar_the_decoder_refuses_fails_at_construction() -> None:
     broken = dataclasses.replace(grammar, pronunciations=phones, key="broken")
     with pytest.raises(AsrError, match="grammar"):
         PocketSphinxVerifier(broken)
+
+
+def _heard(verifier: PocketSphinxVerifier, pcm: bytes) -> tuple[str, int]:
+    verifier.start()
+    _stream(verifier, pcm)
+    transcript = verifier.finish(lambda: True)
+    return transcript.text, transcript.details["utterance"]
+
+
+@pytest.fixture
+def fresh() -> Iterator[PocketSphinxVerifier]:
+    """A verifier that has heard nothing yet: its cepstral means carry over from one
+    utterance to the next, so what it hears first is the same on every run."""
+    engine = PocketSphinxVerifier(build_grammar("en"), VerifierSettings())
+    yield engine
+    engine.close()
+
+
+def test_a_second_look_finds_the_reading_the_search_lost(fresh: PocketSphinxVerifier) -> None:
+    """espeak-ng's voice (deterministic): the search hears "will you add eggs to
+    shopping list" (unsure) for "remove the eggs from the shopping list". Given
+    Whisper's reading, the verifier finds it fits the audio better than its own, and
+    hears "eggs" there among all the items it knows."""
+    if not speech.have_espeak():
+        pytest.skip("espeak-ng is not installed")
+    said = "remove the eggs from the shopping list"
+    heard, utterance = _heard(fresh, speech.pad(speech.espeak(said, "en-us"), 300, 400))
+    assert heard != said  # what this test is about: the search lost it
+    second = fresh.reconsider("Remove the eggs from the shopping list.", utterance, ["eggs"])
+    assert second is not None
+    assert second.text == said and second.rejected is None and second.usable
+    assert second.details["reconsidered"]
+    assert second.details["avg_score"] > second.details["found_avg_score"]
+    # Another item or number in the same words: the decoder hears eggs there.
+    for other, items in (
+        ("Remove the dates from the shopping list.", ["dates"]),
+        ("Remove the eggs from the list.", ["eggs"]),
+        ("Remove eight eggs from the shopping list.", ["eggs"]),
+    ):
+        assert fresh.reconsider(other, utterance, items) is None, other
+    # not a sentence of the grammar: nothing to weigh
+    assert fresh.reconsider("Remove the legs from the shopping lust.", utterance) is None
+
+
+def test_a_second_look_never_takes_a_worse_reading(fresh: PocketSphinxVerifier) -> None:
+    """A second look takes no reading that does not fit better than the verifier's
+    own, nor another number or item than it hears, nor looks at an utterance once
+    another one came since."""
+    if not speech.have_espeak():
+        pytest.skip("espeak-ng is not installed")
+    said = "add two liters of milk to the shopping list"
+    heard, utterance = _heard(fresh, speech.pad(speech.espeak(said, "en-us"), 300, 400))
+    assert heard.endswith("two liters of milk to the shopping list"), heard  # "pop ..."
+    assert fresh.reconsider(heard, utterance, ["milk"]) is None  # no better than itself
+    for near, items in (
+        ("Add three liters of milk to the shopping list.", ["milk"]),
+        ("Add two liters of soy milk to the shopping list.", ["soy milk"]),
+        ("Add two liters of silk to the shopping list.", ["silk"]),  # not an item
+    ):
+        assert fresh.reconsider(near, utterance, items) is None, near
+    # "add" fits better than "pop": the same request, in the grammar's words
+    right = fresh.reconsider("Add 2 liters of milk to the shopping list.", utterance, ["milk"])
+    assert right is not None and right.text == said
+    # another utterance since: the audio of the first is gone
+    _heard(fresh, speech.pad(speech.espeak("add cheese", "en-us"), 300, 400))
+    assert fresh.reconsider(said, utterance, ["milk"]) is None

@@ -90,3 +90,11 @@ def test_engine_choice_prefers_an_installed_vosk_model(model_dir: Path) -> None:
     assert vosk_model_path("pt", settings) == model_dir
     with pytest.raises(AsrError, match="vocabulary"):  # chose Vosk; Korean has no pt words
         create_verifier("pt", settings, build_grammar("pt"))
+
+
+def test_vosk_takes_no_second_look(verifier: VoskVerifier) -> None:
+    """Vosk cannot weigh another engine's reading: a second look is never had."""
+    verifier.start()
+    verifier.accept(bytes(2 * 16_000))
+    utterance = verifier.finish().details["utterance"]
+    assert verifier.reconsider(PHRASES[0], utterance, []) is None
