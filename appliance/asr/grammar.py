@@ -612,8 +612,10 @@ class Grammar:
     def choice(self, sentence: str, items: Collection[str]) -> Automaton | None:
         """``sentence`` (this grammar's words) as an automaton in which each of
         ``items`` (names it says) may be any item the grammar knows instead, and each
-        number word any other: which one the audio holds there is for the decoder to
-        say. None when an item's words are not in the sentence."""
+        word of an amount or a day any other of its kind (``_open_words``: "two" any
+        number, "liters" any unit, "friday" any weekday, "tomorrow" "today"): which
+        one the audio holds there is for the decoder to say. None when an item's
+        words are not in the sentence."""
         words = sentence.split()
         known = self.words  # the items whose words it can say (not dropped homophones)
         names = tuple(
@@ -621,14 +623,17 @@ class Grammar:
             for name in dict.fromkeys((*self.items, *(i.lower() for i in items)))
             if all(w in known for w in name.split())
         )
-        numbers = sorted(self._number_words)
+        kinds = self._open_words
         rules: dict[str, Node] = {
             "item_choice": Alt(tuple(_seq(Word(w) for w in name.split()) for name in names)),
-            "number_choice": Alt(tuple(Word(w) for w in numbers)),
         }
+        rules.update({f"kind_{i}": Alt(tuple(map(Word, sorted(k)))) for i, k in enumerate(kinds)})
 
         def fixed(part: SequenceOf[str]) -> list[Node]:
-            return [Ref("number_choice") if w in numbers else Word(w) for w in part]
+            return [
+                next((Ref(f"kind_{i}") for i, k in enumerate(kinds) if w in k), Word(w))
+                for w in part
+            ]
 
         parts: list[Node] = []
         at = 0
@@ -646,17 +651,31 @@ class Grammar:
         return compile_automaton(rules, "sentence")
 
     @cached_property
-    def _number_words(self) -> frozenset[str]:
-        """The words that say a number by themselves ("two", "twenty"), not "a"."""
-        number = self.rules.get("number")
-        said = frozenset(_node_words(number)) if number is not None else frozenset()
-        return said - {"a", "an", "and", "hundred"}
+    def _open_words(self) -> tuple[frozenset[str], ...]:
+        """The words of an amount or a day, by kind, that a ``choice`` leaves open:
+        numbers ("two", "twenty"; not "a"), units of one and of many ("can" also
+        starts "can you"), weekdays, and the days said relative to today."""
+
+        def words(rule: str, *not_these: str) -> frozenset[str]:
+            node = self.rules.get(rule)
+            said = frozenset(_node_words(node)) if node is not None else frozenset()
+            return said - set(not_these)
+
+        kinds = (
+            words("number", "a", "an", "and", "hundred", "um", "uma", "e", "cem"),
+            words("unit_one", "can"),
+            words("unit_many"),
+            words("weekday"),
+            words("date") & _RELATIVE_DAYS,
+        )
+        return tuple(k for k in kinds if len(k) > 1)
 
     def command_rules(self) -> tuple[str, ...]:
         """The sentence rules of the intents, in order."""
         return tuple(r for rules in self.intents.values() for r in rules)
 
 
+_RELATIVE_DAYS = frozenset({"today", "tomorrow", "tonight", "hoje", "amanhã"})
 _CLOCK = re.compile(r"\b(\d{1,2}):(\d{2})\b")
 
 

@@ -490,6 +490,13 @@ def test_a_choice_keeps_the_sentence_and_opens_its_items_and_numbers() -> None:
     assert choice.accepts(sentence)
     assert choice.accepts(sentence.replace("milk", "oat milk").replace("bread", "butter"))
     assert choice.accepts(sentence.replace("two", "three"))
+    assert choice.accepts(sentence.replace("two liters", "five gallons"))
+    when = en.choice("add dentist tomorrow at five p.m. to my calendar", [])
+    assert when is not None
+    assert when.accepts("add dentist today at nine p.m. to my calendar")
+    assert not when.accepts("add doctor tomorrow at five p.m. to my calendar")
+    friday = en.choice("add dentist on friday to my calendar", [])
+    assert friday is not None and friday.accepts("add dentist on sunday to my calendar")
     for other in (
         sentence.replace("add", "remove"),
         sentence.replace("milk", "unicorn"),  # not an item it knows
