@@ -417,6 +417,23 @@ def _other_known_item(reading: Command, acted: Command, vocabulary: Collection[s
     return item_key(mine) != item_key(theirs) and item_key(mine) in vocabulary
 
 
+def tells_a_time(found: Sequence[Command], proposed: Sequence[Command]) -> bool:
+    """True if a command of ``found`` has the action of one of ``proposed`` and a time
+    of day where that one has none ("tonight at six" against "tonight"). Whisper
+    tiny leaves out the end of a sentence at times, and the verifier's grammar keeps
+    it from making up a time it heard nothing of: a time the verifier heard and
+    Whisper did not is a sign that Whisper left words out."""
+    for mine in found:
+        for theirs in proposed:
+            if mine.action != theirs.action:
+                continue
+            for name, value in mine.model_dump(exclude_none=True).items():
+                other = getattr(theirs, name, None)
+                if isinstance(value, dt.datetime) and not isinstance(other, dt.datetime):
+                    return True
+    return False
+
+
 def names_known_items(commands: Sequence[Command], vocabulary: Collection[str]) -> bool:
     """True if ``commands`` name items and every one is in ``vocabulary`` (the
     ``item_key`` of each item the verifier can hear)."""

@@ -32,6 +32,7 @@ from appliance.voice.gate import (
     decide,
     names_known_items,
     same_commands,
+    tells_a_time,
 )
 
 _LOGGER = logging.getLogger(__name__)
@@ -530,6 +531,11 @@ class VoiceTurn:
         reading = gate.details.get("repaired_reading") or heard_a.text
         if not same_commands(getattr(parse(reading), "commands", ()) or (), gate.commands):
             return None  # the question is the verifier's reading, not Whisper's
+        found = (getattr(parse(heard_b.text), "commands", ()) or ()) if heard_b.text else ()
+        if tells_a_time(found, gate.commands):
+            # "remind me to take out the trash tonight" for "... tonight at eight":
+            # Whisper left the time out, and a second look has no time to weigh
+            return None
         loop = asyncio.get_running_loop()
         items = [i for c in gate.commands if isinstance(i := getattr(c, "item", None), str)]
         look = functools.partial(self._verifier.reconsider, reading, verifier_t, items)

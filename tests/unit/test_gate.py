@@ -11,7 +11,7 @@ import pytest
 
 from appliance.intents import IntentParser
 from appliance.protocol import commands as c
-from appliance.voice.gate import GateDecision, Heard, command_key, decide
+from appliance.voice.gate import GateDecision, Heard, command_key, decide, tells_a_time
 
 TZ = zoneinfo.ZoneInfo("Europe/London")
 NOW = dt.datetime(2026, 11, 30, 10, 0, tzinfo=TZ)
@@ -585,3 +585,26 @@ def test_of_heard_as_on_after_a_unit_counts_only_with_the_verifiers_same_command
     assert low.decision == "chat"
     assert gate(parser, "add two liters on milk to the list",
                 "add two liters of oat milk to the list").decision == "confirm"  # fmt: skip
+
+
+def test_a_time_the_verifier_heard_and_whisper_left_out(parser: IntentParser) -> None:
+    """Whisper tiny left "at eight" out of "remind me to take out the trash tonight at
+    eight"; the verifier heard a time ("at six"). A second look must not take the
+    reading without one."""
+    parse = functools.partial(parser.parse, lang="en", now=NOW)
+
+    def commands(text: str) -> tuple[c.Command, ...]:
+        return tuple(parse(text).commands)
+
+    whisper = commands("remind me to take out the trash tonight")
+    assert tells_a_time(commands("remind me to take out the trash tonight at six"), whisper)
+    assert tells_a_time(commands("add dentist from four to two p.m. to my calendar"),
+                        commands("add dentist at two p.m. to my calendar"))  # fmt: skip
+    # a time on both sides, none on either, or another action: nothing left out
+    for found, proposed in (
+        ("add dentist tomorrow at six", "add dentist tomorrow at eight"),
+        ("add dentist tomorrow", "add dentist tomorrow at eight"),
+        ("add dentist tomorrow", "add dentist on friday"),
+        ("remind me to take out the trash tonight at six", "add trash bags"),
+    ):
+        assert not tells_a_time(commands(found), commands(proposed)), found

@@ -13,7 +13,7 @@ import pytest
 
 from appliance.asr.base import REJECT_NO_SPEECH, AsrError
 from appliance.asr.grammar import build_grammar
-from appliance.asr.pocketsphinx_engine import PocketSphinxVerifier, _dictionary
+from appliance.asr.pocketsphinx_engine import _MAX_UNSAID_FRAMES, PocketSphinxVerifier, _dictionary
 from appliance.asr.verifier import VerifierSettings
 from appliance.audio import denoise
 from appliance.intents import IntentParser
@@ -354,3 +354,35 @@ def test_a_second_look_never_takes_a_worse_reading(fresh: PocketSphinxVerifier) 
     # another utterance since: the audio of the first is gone
     _heard(fresh, speech.pad(speech.espeak("add cheese", "en-us"), 300, 400))
     assert fresh.reconsider(said, utterance, ["milk"]) is None
+
+
+def test_a_reading_that_leaves_words_out_puts_silence_on_speech(
+    fresh: PocketSphinxVerifier,
+) -> None:
+    """Whisper tiny can leave the end of a sentence out ("... tonight" for "... tonight
+    at eight"). Forced onto the audio, such a reading puts silence where the phone loop
+    hears speech sounds, for longer than a second look takes (``_MAX_UNSAID_FRAMES``);
+    the whole sentence does not."""
+    if not speech.have_espeak():
+        pytest.skip("espeak-ng is not installed")
+    said = "remind me to take out the trash tonight at eight"
+    _, utterance = _heard(fresh, speech.pad(speech.espeak(said, "en-gb+f3"), 300, 400))
+    unsaid: dict[str, int] = {}
+
+    def weigh() -> None:
+        channel = fresh._channels[0]
+        readings = [
+            said,
+            "remind me to take out the trash tonight",
+            "remind me to take out the trash",
+        ]
+        for reading, weighed in zip(
+            readings, channel.weigh(bytes(fresh._heard), readings), strict=True
+        ):
+            assert weighed is not None
+            unsaid[reading] = weighed["unsaid_frames"]
+
+    fresh._call_on_worker(weigh)
+    assert unsaid[said] < _MAX_UNSAID_FRAMES, unsaid
+    assert min(v for k, v in unsaid.items() if k != said) >= _MAX_UNSAID_FRAMES, unsaid
+    assert fresh.reconsider("Remind me to take out the trash tonight.", utterance) is None
