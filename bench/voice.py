@@ -139,7 +139,6 @@ async def _run(
         engines = await asyncio.to_thread(load_engines, settings)
         load_s = time.perf_counter() - started
         rss_loaded = _rss_mb()
-        parse = engines.parse("en")
         cases = [(t, True) for t in COMMANDS] + [(t, False) for t in NOT_COMMANDS]
         counts: Counter[str] = Counter()
         failures: list[dict[str, Any]] = []
@@ -154,6 +153,9 @@ async def _run(
                         if limit is not None and n >= limit:
                             break
                         n += 1
+                        # The turn parses with its own clock: so does what was said
+                        # ("tomorrow" is another day once a run crosses midnight).
+                        parse = engines.parse("en")
                         truth = parse(text).commands if is_command else ()
                         pcm = noisy(speech.pad(voice(text), 300, 1200))
                         turn = VoiceTurn(

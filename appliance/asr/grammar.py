@@ -617,16 +617,8 @@ class Grammar:
         one the audio holds there is for the decoder to say. None when an item's
         words are not in the sentence."""
         words = sentence.split()
-        known = self.words  # the items whose words it can say (not dropped homophones)
-        names = tuple(
-            name
-            for name in dict.fromkeys((*self.items, *(i.lower() for i in items)))
-            if all(w in known for w in name.split())
-        )
         kinds = self._open_words
-        rules: dict[str, Node] = {
-            "item_choice": Alt(tuple(_seq(Word(w) for w in name.split()) for name in names)),
-        }
+        rules: dict[str, Node] = {"item_choice": self._item_choice}
         rules.update({f"kind_{i}": Alt(tuple(map(Word, sorted(k)))) for i, k in enumerate(kinds)})
 
         def fixed(part: SequenceOf[str]) -> list[Node]:
@@ -649,6 +641,18 @@ class Grammar:
         parts += fixed(words[at:])
         rules["sentence"] = Seq(tuple(parts))
         return compile_automaton(rules, "sentence")
+
+    @cached_property
+    def _item_choice(self) -> Node:
+        """Every item name whose words the grammar says (not a homophone it dropped)."""
+        known = self.words
+        return Alt(
+            tuple(
+                _seq(Word(w) for w in name.split())
+                for name in self.items
+                if all(w in known for w in name.split())
+            )
+        )
 
     @cached_property
     def _open_words(self) -> tuple[frozenset[str], ...]:

@@ -63,6 +63,7 @@ from appliance.asr.grammar import (
     compile_automaton,
 )
 from appliance.asr.verifier import (
+    PIECE_BYTES,
     REJECT_OUT_OF_GRAMMAR,
     Result,
     StreamingVerifier,
@@ -75,11 +76,10 @@ _ALT_PRONUNCIATION = re.compile(r"\(\d+\)$")
 _CONFIDENCE_SCALE = 6.0  # score units per logistic unit around the threshold
 _MIN_WORD_FRAMES = 15  # 150 ms
 _MIN_PAUSE_FRAMES = 15  # 150 ms
-_PIECE_BYTES = 3_200  # a second look decodes 100 ms at a time
 _CHOICE = "choice"  # the search of a second look's choice (``Grammar.choice``)
 _MAX_UNSAID_FRAMES = 20
 """A second look takes no reading that puts silence on 200 ms of speech sounds
-(``_Channel._unsaid``). Measured: readings that were said, 0-10 frames over 18 taken
+(``_unsaid``). Measured: readings that were said, 0-10 frames over 18 taken
 second looks (espeak-ng and Piper voices, clean and white noise at 20 dB); "remind me to
 take out the trash tonight" said with "at eight", 32-49 frames; without "tonight",
 36-76."""
@@ -252,6 +252,7 @@ class _Channel:
         saved = (self.decoder.get_cmn(False), self.phones.get_cmn(False))
         try:
             _decode(self.phones, pcm)
+            speech = self._speech_sounds()
             weighed: list[dict[str, Any] | None] = []
             for reading in readings:
                 self.decoder.set_cmn(saved[0])
@@ -269,7 +270,7 @@ class _Channel:
                     {
                         **self.scores(segments),
                         "pauses": _pauses(segments),
-                        "unsaid_frames": self._unsaid(segments),
+                        "unsaid_frames": _unsaid(segments, speech),
                     }
                     if segments
                     else None
@@ -279,23 +280,13 @@ class _Channel:
             self.decoder.set_cmn(saved[0])
             self.phones.set_cmn(saved[1])
 
-    def _unsaid(self, segments: Sequence[tuple[str, int, int, float]]) -> int:
-        """The longest run of frames a reading puts silence on while the phone loop
-        hears speech sounds there: words the reading leaves out ("... tonight" for
-        "... tonight at eight" puts "tonight" on "at eight", silence on "tonight")."""
+    def _speech_sounds(self) -> np.ndarray:
+        """Per frame, whether the phone loop heard a speech sound (not silence)."""
         speech = np.zeros(self.decoder.n_frames() + 1, dtype=bool)
         for phone in self.phones.seg() or ():
             if not _is_filler(phone.word) and phone.word != "SIL":
                 speech[phone.start_frame : phone.end_frame + 1] = True
-        longest = 0
-        for word, start, end, _ in segments:
-            if not _is_filler(word):
-                continue
-            run = 0
-            for heard in speech[start : end + 1]:
-                run = run + 1 if heard else 0
-                longest = max(longest, run)
-        return longest
+        return speech
 
     def choose(self, pcm: bytes, automaton: Automaton, back_to: str) -> str:
         """What the decoder hears in ``pcm`` with ``automaton`` as its grammar (its
@@ -356,11 +347,27 @@ class _Channel:
         }
 
 
+def _unsaid(segments: Sequence[tuple[str, int, int, float]], speech: np.ndarray) -> int:
+    """The longest run of frames a reading puts silence on while the phone loop hears
+    speech sounds there (``speech``, per frame): words the reading leaves out ("...
+    tonight" for "... tonight at eight" puts "tonight" on "at eight", silence on
+    "tonight")."""
+    longest = 0
+    for word, start, end, _ in segments:
+        if not _is_filler(word):
+            continue
+        run = 0
+        for heard in speech[start : end + 1]:
+            run = run + 1 if heard else 0
+            longest = max(longest, run)
+    return longest
+
+
 def _decode(decoder: pocketsphinx.Decoder, pcm: bytes) -> None:
     """One whole utterance through ``decoder``'s active search."""
     decoder.start_utt()
-    for offset in range(0, len(pcm), _PIECE_BYTES):
-        decoder.process_raw(pcm[offset : offset + _PIECE_BYTES])
+    for offset in range(0, len(pcm), PIECE_BYTES):
+        decoder.process_raw(pcm[offset : offset + PIECE_BYTES])
     decoder.end_utt()
 
 

@@ -40,7 +40,7 @@ REJECT_OUT_OF_GRAMMAR = "out_of_grammar"
 Vosk heard only unknown words)."""
 
 SAMPLE_RATE = 16_000
-_PIECE_BYTES = 1_600 * 2  # decode in 100 ms pieces so an abort is seen quickly
+PIECE_BYTES = 1_600 * 2  # decode in 100 ms pieces so an abort is seen quickly
 _FLOOR_BYTES = 5_120 * 2  # the first 320 ms tell the noise floor
 
 
@@ -553,11 +553,11 @@ class StreamingVerifier(ABC):
         self._decode(utterance, pcm)
 
     def _decode(self, utterance: _Utterance, pcm: bytes) -> None:
-        for offset in range(0, len(pcm), _PIECE_BYTES):
+        for offset in range(0, len(pcm), PIECE_BYTES):
             if utterance.abort.is_set():
                 return
             started = time.perf_counter()
-            self._engine_feed(pcm[offset : offset + _PIECE_BYTES])
+            self._engine_feed(pcm[offset : offset + PIECE_BYTES])
             utterance.compute_s += time.perf_counter() - started
 
     def _discard_quietly(self) -> None:

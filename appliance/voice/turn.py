@@ -521,9 +521,10 @@ class VoiceTurn:
         one that was said (a synthetic or deeper voice: "add tea" for "add cheese").
         Weighed by the verifier's own acoustic model, against its own reading; only
         a sentence of its grammar (items it knows), and only when the verifier then
-        hears the same items and numbers there among all it knows: a second look
-        finds the path its search lost, never a reading it would not have been sure
-        of, nor a near-homophone of what was said."""
+        hears the same items, amounts and days there among all of their kind: a
+        second look finds the path its search lost, never a reading it would not
+        have been sure of, nor a near-homophone of what was said. What the gate then
+        runs is what it proposed, or nothing."""
         if gate.decision != "confirm" or gate.reason not in ("engines_disagree", "not_confirmed"):
             return None
         if self._verifier is None or verifier_t is None or heard_b is None:
@@ -550,7 +551,7 @@ class VoiceTurn:
             pauses=tuple(map(tuple, second_t.details.get("pauses", ()))),
         )
         second = decide(heard_a, heard, parse, self._verifier.vocabulary)
-        if second.decision != "act":
+        if second.decision != "act" or not same_commands(second.commands, gate.commands):
             return None
         return replace(second, details={**second.details, "second_look": True}), heard.text
 
