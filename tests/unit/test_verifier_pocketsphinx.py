@@ -133,7 +133,8 @@ def test_a_list_is_heard_with_its_pauses() -> None:
     """The pause of a comma between two items is the grammar's pause word: a comma in
     the transcript and a pair of words in ``details["pauses"]``; no pause between the
     two words of one item. Deterministic Piper, one warp."""
-    engine = PocketSphinxVerifier(build_grammar("en"), VerifierSettings(pocketsphinx_warps=(1.0,)))
+    settings = VerifierSettings(pocketsphinx_warps=(1.0,), patient_final_ms=10_000)
+    engine = PocketSphinxVerifier(build_grammar("en"), settings)
     try:
         for said, pauses in (
             ("add milk, eggs and bread to the shopping list", [("milk", "eggs")]),
@@ -300,8 +301,11 @@ def _heard(verifier: PocketSphinxVerifier, pcm: bytes) -> tuple[str, int]:
 @pytest.fixture
 def fresh() -> Iterator[PocketSphinxVerifier]:
     """A verifier that has heard nothing yet: its cepstral means carry over from one
-    utterance to the next, so what it hears first is the same on every run."""
-    engine = PocketSphinxVerifier(build_grammar("en"), VerifierSettings())
+    utterance to the next, so what it hears first is the same on every run. Its audio
+    arrives at once, and a slow machine takes seconds to decode it: these tests are
+    about what it hears, not how soon, so it is given all the time it may take."""
+    settings = VerifierSettings(max_final_ms=10_000, patient_final_ms=10_000)
+    engine = PocketSphinxVerifier(build_grammar("en"), settings)
     yield engine
     engine.close()
 
