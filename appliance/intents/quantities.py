@@ -114,7 +114,19 @@ def _number(words: Sequence[Word], spans: Sequence[NumberSpan], q: Quantities) -
     return None  # "an apple": an article, no quantity
 
 
-_QUANTITY_READERS = (_vague, _fixed, _half, _number)
+def _bare_unit(words: Sequence[Word], _: Sequence[NumberSpan], q: Quantities) -> _Found:
+    """One of a unit said without its article: "kilo of rice", "dozen eggs" (Whisper
+    drops a quick "a"; "add dozen eggs" is what "a dozen eggs" means, not an item
+    named "dozen eggs"). Only before "of", or for a dozen, which takes none; never a
+    plural ("dozens of eggs" is no number)."""
+    if len(words) < 2 or _UNITS.get(words[0].key) is None or words[0].key.endswith("s"):
+        return None
+    if (words[1].key in q.of and len(words) > 2) or _UNITS[words[0].key] == "dozen":
+        return 1.0, 0
+    return None
+
+
+_QUANTITY_READERS = (_vague, _fixed, _half, _number, _bare_unit)
 
 
 def _leading_quantity(

@@ -173,6 +173,10 @@ def test_polite_commands_and_reminders(parser: IntentParser) -> None:
         ("add another carton of milk to the list", "shopping.add"),
         ("remind me tomorrow at five p.m. to call mom", "agenda.add"),
         ("set a reminder to take out the trash at eight p.m.", "agenda.add"),
+        # said in passing, with no subject
+        ("need milk", "shopping.add"),
+        ("out of eggs", "shopping.add"),
+        ("running low on coffee", "shopping.add"),
         # a recording that starts with the satellite's wake word, or with its end
         ("hey jarvis add milk to the shopping list", "shopping.add"),
         ("okay nabu what's on my shopping list", "shopping.list"),

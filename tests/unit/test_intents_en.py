@@ -72,6 +72,11 @@ def assert_command(text: str, expected: Command) -> None:
         ),
         ("add a dozen eggs", ShoppingAdd(item="eggs", quantity=1, unit="dozen")),
         ("add two dozen eggs", ShoppingAdd(item="eggs", quantity=2, unit="dozen")),
+        # one unit, its article dropped (as Whisper does with a quick "a")
+        ("add dozen eggs", ShoppingAdd(item="eggs", quantity=1, unit="dozen")),
+        ("add kilo of rice", ShoppingAdd(item="rice", quantity=1, unit="kg")),
+        ("add dozens of eggs", ShoppingAdd(item="dozens of eggs")),
+        ("add can opener", ShoppingAdd(item="can opener")),
         ("add 1.5 kg of rice", ShoppingAdd(item="rice", quantity=1.5, unit="kg")),
         ("add one and a half kilos of rice", ShoppingAdd(item="rice", quantity=1.5, unit="kg")),
         ("add a liter and a half of milk", ShoppingAdd(item="milk", quantity=1.5, unit="l")),

@@ -25,6 +25,12 @@ def parser() -> IntentParser:
         ("we also need more coffee", "en", "coffee"),
         ("shopping list, add butter", "en", "butter"),
         ("we're out of eggs", "en", "eggs"),
+        # said in passing, with no subject
+        ("need milk", "en", "milk"),
+        ("also need more coffee", "en", "coffee"),
+        ("out of eggs", "en", "eggs"),
+        ("running low on sugar", "en", "sugar"),
+        ("need to buy batteries", "en", "batteries"),
         ("preciso de pão", "pt", "pão"),
         ("a gente precisa de café", "pt", "café"),
     ],
@@ -35,7 +41,14 @@ def test_needs_are_additions(parser: IntentParser, text: str, lang: str, item: s
 
 @pytest.mark.parametrize(
     ("text", "lang"),
-    [("we don't need milk", "en"), ("I need to call mom", "en"), ("não preciso de pão", "pt")],
+    [
+        ("we don't need milk", "en"),
+        ("I need to call mom", "en"),
+        ("need to call mom", "en"),
+        ("don't need milk", "en"),
+        ("not out of milk", "en"),
+        ("não preciso de pão", "pt"),
+    ],
 )
 def test_not_additions(parser: IntentParser, text: str, lang: str) -> None:
     assert parser.parse(text, lang=lang).commands == ()
