@@ -481,8 +481,9 @@ class PocketSphinxVerifier(StreamingVerifier):
             return REJECT_WEAK
         return None
 
-    def _engine_reconsider(self, text: str, items: Sequence[str]) -> Result | None:
-        """``text`` (another engine's reading) forced onto the last utterance and
+    def _engine_reconsider(self, readings: Sequence[str], items: Sequence[str]) -> Result | None:
+        """The first of ``readings`` (another engine's, in the words it wrote or
+        mended) that is a sentence of the grammar, forced onto the last utterance and
         weighed against the phone loop, with the reading the search found weighed the
         same way: the transcript when it is a sentence of the grammar, sure by the
         same cut-offs, fits the audio better than the found one did, and leaves no
@@ -491,13 +492,14 @@ class PocketSphinxVerifier(StreamingVerifier):
         "tick a couple cotton swabs" for "take the milk off my list"); a forced
         alignment cannot.
 
-        And then, with the rest of the sentence as ``text`` has it, each of ``items``
+        And then, with the rest of the sentence as that reading has it, each of ``items``
         must be the item the decoder hears there among every item it knows, and each
         word of an amount or a day the one it hears among those of its kind
         (``Grammar.choice``): a reading that fits well can still name a near-homophone
         ("tea" for "cheese"), and only a choice tells them apart."""
         grammar = self._grammar
-        words = grammar.sentence_of(text) if grammar is not None else None
+        said = (grammar.sentence_of(r) for r in readings) if grammar is not None else ()
+        words = next((w for w in said if w is not None), None)
         if grammar is None or self._searches is None or words is None or not self._heard:
             return None
         found_text, warp = self._found or ("", None)

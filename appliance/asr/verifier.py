@@ -353,12 +353,18 @@ class StreamingVerifier(ABC):
             self._jobs.put(("end", utterance))
 
     def reconsider(
-        self, text: str, utterance: int, items: Sequence[str] = (), timeout: float = 2.0
+        self,
+        text: str | Sequence[str],
+        utterance: int,
+        items: Sequence[str] = (),
+        timeout: float = 2.0,
     ) -> Transcript | None:
         """The verifier's transcript of its utterance number ``utterance`` (its
         ``Transcript.details["utterance"]``), had its search found ``text`` there:
         another engine's reading, when it is a sentence of the verifier's grammar
-        (``Grammar.sentence_of``; the transcript is in the grammar's words).
+        (``Grammar.sentence_of``; the transcript is in the grammar's words). Given
+        several readings of the same meaning, the first that is such a sentence is
+        the one weighed ("a kilo of rice" for Whisper's "a kilo rice").
 
         ``text`` is weighed against the same audio with the verifier's own acoustic
         model, and it is the transcript only when the verifier is as sure of it as
@@ -368,10 +374,11 @@ class StreamingVerifier(ABC):
         ``text`` says, each of which must be the one the verifier hears there among
         all it knows."""
         found: list[Result | None] = []
+        readings = [text] if isinstance(text, str) else list(text)
 
         def run() -> None:
             if self._ended == utterance:
-                found.append(self._engine_reconsider(text, items))
+                found.append(self._engine_reconsider(readings, items))
 
         started = time.perf_counter()
         try:
@@ -584,10 +591,11 @@ class StreamingVerifier(ABC):
     def _engine_close(self) -> None:  # noqa: B027 - optional hook
         """Free engine resources (worker thread)."""
 
-    def _engine_reconsider(self, text: str, items: Sequence[str]) -> Result | None:
-        """``text`` as the transcript of the last utterance (``reconsider``), or None
-        (worker thread). Engines that cannot weigh a given reading keep this one."""
-        del text, items
+    def _engine_reconsider(self, readings: Sequence[str], items: Sequence[str]) -> Result | None:
+        """The first of ``readings`` its grammar says, as the transcript of the last
+        utterance (``reconsider``), or None (worker thread). Engines that cannot weigh
+        a given reading keep this one."""
+        del readings, items
         return None
 
 

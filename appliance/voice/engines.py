@@ -188,7 +188,7 @@ class _PooledSession:
         finally:
             self._release()
 
-    def reconsider(self, text: str, transcript: Any, items: Sequence[str]) -> Any:
+    def reconsider(self, text: str | Sequence[str], transcript: Any, items: Sequence[str]) -> Any:
         """The verifier's second look at the utterance of ``transcript`` with another
         reading (``StreamingVerifier.reconsider``); None once the verifier has begun
         another one (it went back to the pool at ``finish``)."""

@@ -599,6 +599,27 @@ def mended_words(text: str, pauses: Sequence[tuple[str, str]] = ()) -> str:
     return mended
 
 
+_COUNTS = (
+    r"a|an|one|another|half|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+    r"\d+(?:[.,]\d+)?"
+)
+_BARE_UNITS = sorted(
+    (u for u, unit in UNIT_BY_ALIAS.items() if len(u) > 2 and unit != "dozen"),
+    key=len,
+    reverse=True,
+)
+_UNIT_NO_OF = re.compile(
+    rf"\b((?:{_COUNTS}) (?:{'|'.join(_BARE_UNITS)})) (?!of\b|more\b|and\b)(?=\w)", re.I
+)
+
+
+def with_of(text: str) -> str:
+    """``text`` with the "of" Whisper tiny drops after a counted unit put back: "a kilo
+    rice" is "a kilo of rice" (the parser reads both the same, the verifier's grammar
+    only the second). Never after "dozen", which takes none."""
+    return _UNIT_NO_OF.sub(r"\1 of ", text)
+
+
 def mended_readings(text: str, pauses: Sequence[tuple[str, str]] = ()) -> list[str]:
     """``repaired_readings``, and what else Whisper tiny gets wrong in a way only the
     verifier's very same commands can settle: a leading verb it did not hear at all

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from appliance.actions.service import ActionService, Request, Result
+from appliance.protocol.commands import READ_ONLY_ACTIONS, Command
 from appliance.protocol.receipts import Receipt, Source
 from appliance.voice.gate import (
     WEAK,
@@ -30,9 +31,12 @@ from appliance.voice.gate import (
     Heard,
     Parse,
     decide,
+    mended_words,
     names_known_items,
+    repaired_readings,
     same_commands,
     tells_a_time,
+    with_of,
 )
 
 _LOGGER = logging.getLogger(__name__)
@@ -67,7 +71,7 @@ class VerifierSession(Protocol):
     def accept(self, pcm: bytes) -> None: ...
     def finish(self, wait_while: Callable[[], bool] | None = None) -> TranscriptLike: ...
     def reconsider(
-        self, text: str, transcript: TranscriptLike, items: Sequence[str]
+        self, text: str | Sequence[str], transcript: TranscriptLike, items: Sequence[str]
     ) -> TranscriptLike | None: ...
 
 
@@ -516,7 +520,8 @@ class VoiceTurn:
         look at its audio with Whisper's reading and found that reading fit better
         than its own (``StreamingVerifier.reconsider``), and the gate then acts.
 
-        Only for a change Whisper proposed and the verifier did not confirm: the
+        Only for a change Whisper proposed and the verifier did not confirm, or that
+        Whisper's words say once its small words are mended (``_look_readings``): the
         verifier's search prunes its paths to keep up with speech, and can lose the
         one that was said (a synthetic or deeper voice: "add tea" for "add cheese").
         Weighed by the verifier's own acoustic model, against its own reading; only
@@ -525,21 +530,20 @@ class VoiceTurn:
         second look finds the path its search lost, never a reading it would not
         have been sure of, nor a near-homophone of what was said. What the gate then
         runs is what it proposed, or nothing."""
-        if gate.decision != "confirm" or gate.reason not in ("engines_disagree", "not_confirmed"):
-            return None
         if self._verifier is None or verifier_t is None or heard_b is None:
             return None
-        reading = gate.details.get("repaired_reading") or heard_a.text
-        if not same_commands(getattr(parse(reading), "commands", ()) or (), gate.commands):
-            return None  # the question is the verifier's reading, not Whisper's
+        looked = _look_readings(gate, heard_a, heard_b, parse)
+        if looked is None:
+            return None
+        proposal, readings = looked
         found = (getattr(parse(heard_b.text), "commands", ()) or ()) if heard_b.text else ()
-        if tells_a_time(found, gate.commands):
+        if tells_a_time(found, proposal):
             # "remind me to take out the trash tonight" for "... tonight at eight":
             # Whisper left the time out, and a second look has no time to weigh
             return None
         loop = asyncio.get_running_loop()
-        items = [i for c in gate.commands if isinstance(i := getattr(c, "item", None), str)]
-        look = functools.partial(self._verifier.reconsider, reading, verifier_t, items)
+        items = [i for c in proposal if isinstance(i := getattr(c, "item", None), str)]
+        look = functools.partial(self._verifier.reconsider, readings, verifier_t, items)
         second_t = await loop.run_in_executor(self.engines.executor, look)
         self.milestones.mark("verifier_second_look")
         if second_t is None:
@@ -551,7 +555,7 @@ class VoiceTurn:
             pauses=tuple(map(tuple, second_t.details.get("pauses", ()))),
         )
         second = decide(heard_a, heard, parse, self._verifier.vocabulary)
-        if second.decision != "act" or not same_commands(second.commands, gate.commands):
+        if second.decision != "act" or not same_commands(second.commands, proposal):
             return None
         return replace(second, details={**second.details, "second_look": True}), heard.text
 
@@ -786,3 +790,38 @@ async def in_thread(iterator: Iterator[bytes], executor: Executor) -> AsyncItera
             return
         assert isinstance(item, bytes)  # noqa: S101
         yield item
+
+
+def _look_readings(
+    gate: GateDecision, heard_a: Heard, heard_b: Heard, parse: Parse
+) -> tuple[tuple[Command, ...], list[str]] | None:
+    """The change a second look weighs, and Whisper's readings of it, its own words
+    first: for a change Whisper proposed and the verifier did not confirm, or for
+    Whisper's words that say a change once the small words it mishears are mended
+    ("and a kilo on rice to the shopping list"). The other readings are those words
+    mended, and with a dropped "of" put back ("a kilo rice"), when they mean the very
+    same: the verifier weighs the first its grammar says. None for anything else."""
+
+    def changes(text: str) -> tuple[Command, ...]:
+        commands = tuple(getattr(parse(text), "commands", ()) or ())
+        return () if any(c.action in READ_ONLY_ACTIONS for c in commands) else commands
+
+    if gate.decision == "confirm" and gate.reason in ("engines_disagree", "not_confirmed"):
+        reading = gate.details.get("repaired_reading") or heard_a.text
+        proposal = gate.commands
+        if not same_commands(changes(reading), proposal):
+            return None  # the question is the verifier's reading, not Whisper's
+    elif gate.decision == "chat" and heard_a.usable:
+        mended = mended_words(heard_a.text, heard_b.pauses)
+        reading = next((r for r in (mended, *repaired_readings(mended)) if changes(r)), "")
+        proposal = changes(reading) if reading else ()
+        if not proposal:
+            return None
+    else:
+        return None
+    readings = [reading]
+    for other in (mended_words(reading, heard_b.pauses), with_of(reading)):
+        for text in (other, with_of(other)):
+            if text not in readings and same_commands(changes(text), proposal):
+                readings.append(text)
+    return proposal, readings

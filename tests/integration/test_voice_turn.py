@@ -185,6 +185,38 @@ async def test_a_second_look_of_the_verifier_confirms_whisper(
     assert "verifier_second_look" in result.milestones_ms
 
 
+async def test_a_second_look_weighs_whispers_words_mended(
+    voice_engines: Engines, settings: Settings, database: Database
+) -> None:
+    """espeak-ng's British voice (deterministic), to a verifier that has heard nothing
+    yet: Whisper hears "and a kilo on rice to the shopping list", which says no change
+    as it is written; the verifier's search hears another item. Mended ("add", "of"),
+    Whisper's words are a sentence of the verifier's grammar, which the verifier finds
+    fits its audio better than its own and hears rice there: the turn adds a kilo of
+    rice instead of not understanding."""
+    if not speech.have_espeak():
+        pytest.skip("espeak-ng is not installed")
+    said = "add a kilo of rice to the shopping list"
+    audio = speech.pad(speech.espeak(said, "en-gb+f3", speed=170), 300, 1500)
+    patient = settings.verifier.model_copy(update={"max_final_ms": 10_000})
+    fresh = _VerifierPool(settings.model_copy(update={"verifier": patient}))
+    engines = dataclasses.replace(voice_engines, verifier_for=fresh.session)
+    turn = _turn(engines, ActionService(database, settings, Topics()))
+    turn.start()
+    await _feed_paced(turn, audio)
+    result = await turn.run(_discard)
+    await turn.close()
+    transcripts = result.transcripts
+    whisper = transcripts["whisper"].lower()
+    assert "kilo on rice" in whisper and not whisper.startswith("add"), transcripts
+    assert "rice" not in transcripts["verifier"], transcripts  # its search lost it
+    assert transcripts["verifier_second_look"] == said, transcripts
+    assert result.decision == "act", transcripts
+    receipt = result.receipts[0]
+    assert receipt.action == "shopping.add"
+    assert [(i.name, i.quantity, i.unit) for i in receipt.items] == [("rice", 1, "kg")]
+
+
 async def test_only_a_sure_verifier_gets_a_second_opinion(voice_engines: Engines) -> None:
     """A weak verifier transcript may confirm tiny.en's own best reading, never the
     larger model's, unless the room is quiet: in babble a weak "add oatmeal" and the

@@ -11,7 +11,15 @@ import pytest
 
 from appliance.intents import IntentParser
 from appliance.protocol import commands as c
-from appliance.voice.gate import GateDecision, Heard, command_key, decide, tells_a_time
+from appliance.voice.gate import (
+    GateDecision,
+    Heard,
+    command_key,
+    decide,
+    tells_a_time,
+    with_of,
+)
+from appliance.voice.turn import _look_readings
 
 TZ = zoneinfo.ZoneInfo("Europe/London")
 NOW = dt.datetime(2026, 11, 30, 10, 0, tzinfo=TZ)
@@ -608,3 +616,59 @@ def test_a_time_the_verifier_heard_and_whisper_left_out(parser: IntentParser) ->
         ("remind me to take out the trash tonight at six", "add trash bags"),
     ):
         assert not tells_a_time(commands(found), commands(proposed)), found
+
+
+def test_a_dropped_of_after_a_counted_unit_is_put_back() -> None:
+    """The verifier's grammar says "a kilo of rice", Whisper tiny writes "a kilo rice":
+    the reading a second look weighs has its "of" back. Not after "dozen" (it takes
+    none), nor where no number or article counts the unit."""
+    for text, mended in (
+        ("add a kilo rice to the shopping list", "add a kilo of rice to the shopping list"),
+        ("Add 2 liters milk.", "Add 2 liters of milk."),
+        ("put two cans beans on the list", "put two cans of beans on the list"),
+        ("add two liters of milk", "add two liters of milk"),
+        ("add a dozen eggs", "add a dozen eggs"),
+        ("add two cans more beans", "add two cans more beans"),
+        ("can you add milk", "can you add milk"),
+    ):
+        assert with_of(text) == mended, text
+
+
+def test_a_second_look_weighs_whispers_readings_of_the_change(parser: IntentParser) -> None:
+    """What a verifier's second look weighs (``_look_readings``): Whisper's reading of
+    the change the gate asks about, then the same reading mended, when it means the
+    very same; or, when Whisper's words say nothing until their small words are
+    mended, the mended reading and its change. Never a read, nor a refusal."""
+    parse = functools.partial(parser.parse, lang="en", now=NOW)
+
+    def look(a: str, b: str, **kw: Any) -> tuple[tuple[c.Command, ...], list[str]] | None:
+        decision = gate(parser, a, b, **kw)
+        heard_a = Heard("whisper", a, None)
+        heard_b = Heard("pocketsphinx", b, kw.get("b_rejected"), pauses=kw.get("pauses", ()))
+        return _look_readings(decision, heard_a, heard_b, parse)
+
+    rice = (c.ShoppingAdd(item="rice", quantity=1, unit="kg"),)
+    # proposed by Whisper (its "add" misheard), and with the "of" its grammar says
+    assert look("and a kilo rice to the shopping list", "add a tea on my shopping list") == (
+        rice,
+        ["add a kilo rice to the shopping list", "add a kilo of rice to the shopping list"],
+    )
+    # Whisper's words said no change ("a kilo on rice"): mended, they do
+    assert gate(parser, "and a kilo on rice to the shopping list", "").decision == "chat"
+    assert look("and a kilo on rice to the shopping list", "", b_rejected="weak") == (
+        rice,
+        ["add a kilo of rice to the shopping list"],
+    )
+    # the change as Whisper heard it, nothing mended
+    assert look("Add cheese to the shopping list.", "add tea to the shopping list") == (
+        (c.ShoppingAdd(item="cheese"),),
+        ["Add cheese to the shopping list."],
+    )
+    # agreed, a read, a refusal, chatter: nothing to look at
+    for a, b in (
+        ("add milk to the list", "add milk to the list"),
+        ("what's on my shopping list", "what's on my list"),
+        ("don't add milk to the list", "add milk to the list"),
+        ("the weather is lovely today", "what's the weather"),
+    ):
+        assert look(a, b) is None, a

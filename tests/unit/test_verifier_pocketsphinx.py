@@ -247,8 +247,10 @@ def test_noise_decoding_is_bounded(verifier: PocketSphinxVerifier) -> None:
 
 def test_answers_only_and_grammar_swap(verifier: PocketSphinxVerifier, speaker: Speaker) -> None:
     verifier.start(answers_only=True)
+    # What it hears is the point here, not how soon (a busy machine): it may take as
+    # long as it would while Whisper is at work.
     _stream(verifier, speaker.say("yes"), pace=0.04)
-    assert verifier.finish().text in {"yes", "yeah", "yep"}
+    assert verifier.finish(lambda: True).text in {"yes", "yeah", "yep"}
     audio = speaker.say("add blue cheese")
     started = time.perf_counter()
     verifier.set_grammar(build_grammar("en", ["blue cheese"]))
@@ -256,7 +258,7 @@ def test_answers_only_and_grammar_swap(verifier: PocketSphinxVerifier, speaker: 
     print(f"grammar swap {(time.perf_counter() - started) * 1000:.0f} ms")
     verifier.start()
     _stream(verifier, audio, pace=0.04)
-    transcript = verifier.finish()
+    transcript = verifier.finish(lambda: True)
     assert transcript.text == "add blue cheese" and transcript.usable, transcript
     verifier.set_grammar(build_grammar("en"))
     assert verifier.wait_idle()
@@ -334,6 +336,12 @@ def test_a_second_look_finds_the_reading_the_search_lost(fresh: PocketSphinxVeri
         assert fresh.reconsider(other, utterance, items) is None, other
     # not a sentence of the grammar: nothing to weigh
     assert fresh.reconsider("Remove the legs from the shopping lust.", utterance) is None
+    # Of several readings, the first its grammar says is the one weighed.
+    lust = "Remove the eggs from the shopping lust."
+    unsaid = "Remove the eggs from the list."
+    assert fresh.reconsider([lust, unsaid], utterance, ["eggs"]) is None
+    second = fresh.reconsider([lust, f"{said}."], utterance, ["eggs"])
+    assert second is not None and second.text == said
 
 
 def test_a_second_look_never_takes_a_worse_reading(fresh: PocketSphinxVerifier) -> None:
