@@ -211,6 +211,7 @@ def test_shopping_item_actions(text: str, expected: Command) -> None:
         ("show me my list", ShoppingList()),
         ("tell me what's on my grocery list", ShoppingList()),
         ("what do I need to buy", ShoppingList()),
+        ("what do I have on my list", ShoppingList()),  # the list, not a day
         ("what's left on the list", ShoppingList()),
         ("read me the whole list", ShoppingList(include_completed=True)),
         ("show everything on my list", ShoppingList(include_completed=True)),
