@@ -128,8 +128,10 @@ class VoiceSessions:
         """Set once the memory is loaded (``appliance.memory.conversation``)."""
 
     def ready(self, engines: Engines) -> None:
-        """The models are loaded: accept sessions from now on."""
+        """The models are loaded: accept sessions from now on. The idle verifier gets
+        the grammar of the list as it is now, before the first turn needs it."""
         self._engines_or_none = engines
+        self._spawn(self._prepare_next(self._default_language))
 
     def unavailable(self, why: str) -> None:
         """The models could not be loaded: refuse sessions, saying why."""

@@ -24,7 +24,7 @@ from appliance.settings import Settings
 from appliance.store.db import Database
 from appliance.voice.engines import _VerifierPool
 from appliance.voice.gate import Heard, decide
-from appliance.voice.turn import Engines, VoiceTurn
+from appliance.voice.turn import Engines, TurnResult, VoiceTurn
 from tests.support import speech
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -151,6 +151,38 @@ async def test_a_second_opinion_from_the_larger_model_can_confirm_the_verifier(
     assert helped.receipts[0].details["transcripts"]["whisper_second"]
 
 
+def test_the_pool_has_a_verifier_made_before_the_first_turn(settings: Settings) -> None:
+    """Making a verifier holds the GIL for about a second (its grammar loads): the
+    node makes one at start (``_VerifierPool.warm``), and the first turn takes it."""
+    pool = _VerifierPool(settings)
+    pool.warm("en")
+    (made,) = pool._idle["en"]
+    session = pool.session("en", (), answers=False)
+    assert session is not None and session._verifier is made  # none made for the turn
+    assert session.finish().rejected == "no_speech"
+    assert pool._idle["en"] == [made]
+    pool.warm("pt")  # no Vosk model for Portuguese here: no verifier, none made
+    assert not pool._idle.get("pt")
+    made.close()
+
+
+async def _fresh_verifier_turn(
+    voice_engines: Engines, settings: Settings, database: Database, audio: bytes
+) -> TurnResult:
+    """One turn of ``audio``, acted on, with a verifier that has heard nothing yet (its
+    cepstral means carry over between utterances, so what it hears first is the same
+    on every run), given all the time it needs (its first utterance is its slowest)."""
+    patient = settings.verifier.model_copy(update={"max_final_ms": 10_000})
+    fresh = _VerifierPool(settings.model_copy(update={"verifier": patient}))
+    engines = dataclasses.replace(voice_engines, verifier_for=fresh.session)
+    turn = _turn(engines, ActionService(database, settings, Topics()))
+    turn.start()
+    await _feed_paced(turn, audio)
+    result = await turn.run(_discard)
+    await turn.close()
+    return result
+
+
 async def test_a_second_look_of_the_verifier_confirms_whisper(
     voice_engines: Engines, settings: Settings, database: Database
 ) -> None:
@@ -163,15 +195,7 @@ async def test_a_second_look_of_the_verifier_confirms_whisper(
         pytest.skip("espeak-ng is not installed")
     said = "remove the eggs from the shopping list"
     audio = speech.pad(speech.espeak(said, "en-us"), 300, 1500)
-    # all the time it needs (a new verifier's first utterance is its slowest)
-    patient = settings.verifier.model_copy(update={"max_final_ms": 10_000})
-    fresh = _VerifierPool(settings.model_copy(update={"verifier": patient}))
-    engines = dataclasses.replace(voice_engines, verifier_for=fresh.session)
-    turn = _turn(engines, ActionService(database, settings, Topics()))
-    turn.start()
-    await _feed_paced(turn, audio)
-    result = await turn.run(_discard)
-    await turn.close()
+    result = await _fresh_verifier_turn(voice_engines, settings, database, audio)
     transcripts = result.transcripts
     assert transcripts["verifier"] != said, transcripts  # its search lost it
     assert "remove the eggs" in transcripts["whisper"].lower(), transcripts
@@ -198,14 +222,7 @@ async def test_a_second_look_weighs_whispers_words_mended(
         pytest.skip("espeak-ng is not installed")
     said = "add a kilo of rice to the shopping list"
     audio = speech.pad(speech.espeak(said, "en-gb+f3", speed=170), 300, 1500)
-    patient = settings.verifier.model_copy(update={"max_final_ms": 10_000})
-    fresh = _VerifierPool(settings.model_copy(update={"verifier": patient}))
-    engines = dataclasses.replace(voice_engines, verifier_for=fresh.session)
-    turn = _turn(engines, ActionService(database, settings, Topics()))
-    turn.start()
-    await _feed_paced(turn, audio)
-    result = await turn.run(_discard)
-    await turn.close()
+    result = await _fresh_verifier_turn(voice_engines, settings, database, audio)
     transcripts = result.transcripts
     whisper = transcripts["whisper"].lower()
     assert "kilo on rice" in whisper and not whisper.startswith("add"), transcripts
