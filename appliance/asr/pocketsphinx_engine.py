@@ -282,7 +282,7 @@ class _Channel:
 
     def _speech_sounds(self) -> np.ndarray:
         """Per frame, whether the phone loop heard a speech sound (not silence)."""
-        speech = np.zeros(self.decoder.n_frames() + 1, dtype=bool)
+        speech = np.zeros(self.phones.n_frames() + 1, dtype=bool)
         for phone in self.phones.seg() or ():
             if not _is_filler(phone.word) and phone.word != "SIL":
                 speech[phone.start_frame : phone.end_frame + 1] = True

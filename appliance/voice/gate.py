@@ -603,11 +603,7 @@ _COUNTS = (
     r"a|an|one|another|half|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
     r"\d+(?:[.,]\d+)?"
 )
-_BARE_UNITS = sorted(
-    (u for u, unit in UNIT_BY_ALIAS.items() if len(u) > 2 and unit != "dozen"),
-    key=len,
-    reverse=True,
-)
+_BARE_UNITS = [u for u in _UNITS if UNIT_BY_ALIAS[u] != "dozen"]
 _UNIT_NO_OF = re.compile(
     rf"\b((?:{_COUNTS}) (?:{'|'.join(_BARE_UNITS)})) (?!of\b|more\b|and\b)(?=\w)", re.I
 )

@@ -820,8 +820,8 @@ def _look_readings(
     else:
         return None
     readings = [reading]
-    for other in (mended_words(reading, heard_b.pauses), with_of(reading)):
-        for text in (other, with_of(other)):
-            if text not in readings and same_commands(changes(text), proposal):
-                readings.append(text)
+    mended = mended_words(reading, heard_b.pauses)
+    for text in (mended, with_of(reading), with_of(mended)):  # fewest changes first
+        if text not in readings and same_commands(changes(text), proposal):
+            readings.append(text)
     return proposal, readings
