@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench import answers, commands, load, memory, satellite, soak, startup, voice
+from bench import answers, commands, load, memory, satellite, soak, startup, voice, voice_pt
 
 RESULTS = Path(__file__).resolve().parent / "results"
 BENCHMARKS: dict[str, Callable[[], dict[str, Any]]] = {
@@ -25,6 +25,7 @@ BENCHMARKS: dict[str, Callable[[], dict[str, Any]]] = {
     "soak": soak.run,
     "startup": startup.run,
     "voice": voice.run,
+    "voice_pt": voice_pt.run,
 }
 
 ON_REQUEST = frozenset({"soak"})

@@ -33,7 +33,7 @@ import tempfile
 import time
 import uuid
 from collections import Counter
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -114,6 +114,32 @@ def _keys(commands: Any) -> list[Any]:
     return [command_key(c) for c in commands]
 
 
+def tally(counts: Counter[str], parse: Any, truth: Any, result: Any, groups: Sequence[str]) -> bool:
+    """Count one turn (``TurnResult``) of an utterance that means ``truth`` (commands;
+    none for chatter): accepted (acted, or read, with exactly the commands said),
+    wrong actions, its decision, and what Whisper alone would have done; each of
+    ``groups`` ("clean", "piper/clean") has its own commands and accepted. True if
+    accepted."""
+    gate = result.gate
+    acted = gate is not None and gate.decision in ("act", "read")
+    right = bool(acted and truth and _keys(gate.commands) == _keys(truth))
+    counts["utterances"] += 1
+    for group in ("", *(f"/{g}" for g in groups)):
+        counts[f"commands{group}"] += bool(truth)
+        counts[f"accepted{group}"] += right
+    counts["wrong_actions"] += bool(gate is not None and gate.decision == "act" and not right)
+    counts[f"decision_{result.decision}"] += 1
+    # Whisper alone, as a one-engine pipeline would act.
+    alone = parse(result.transcripts["whisper"]).commands
+    counts["whisper_only_accepted"] += bool(truth and alone and _keys(alone) == _keys(truth))
+    counts["whisper_only_wrong"] += bool(
+        alone
+        and (not truth or _keys(alone) != _keys(truth))
+        and any(c.changes_state for c in alone)
+    )
+    return right
+
+
 async def _run(
     limit: int | None,
     voices: tuple[str, ...] = tuple(VOICES),
@@ -174,32 +200,9 @@ async def _run(
                                 break
                         turn.end_of_stream()
                         result = await turn.run(_discard)
-                        gate = result.gate
-                        acted = gate is not None and gate.decision in ("act", "read")
-                        right = acted and truth and _keys(gate.commands) == _keys(truth)
-                        counts["utterances"] += 1
-                        counts["commands"] += bool(truth)
-                        counts["accepted"] += bool(right)
-                        counts[f"commands/{condition}"] += bool(truth)
-                        counts[f"accepted/{condition}"] += bool(right)
-                        counts[f"commands/{voice_name}/{condition}"] += bool(truth)
-                        counts[f"accepted/{voice_name}/{condition}"] += bool(right)
-                        counts[f"commands/{voice_name}"] += bool(truth)
-                        counts[f"accepted/{voice_name}"] += bool(right)
-                        counts["wrong_actions"] += bool(
-                            acted and not right and gate and gate.decision == "act"
-                        )
-                        counts[f"decision_{result.decision}"] += 1
-                        # Whisper alone, as a one-engine pipeline would act.
-                        alone = parse(result.transcripts["whisper"]).commands
-                        counts["whisper_only_accepted"] += bool(
-                            truth and alone and _keys(alone) == _keys(truth)
-                        )
-                        counts["whisper_only_wrong"] += bool(
-                            alone
-                            and (not truth or _keys(alone) != _keys(truth))
-                            and any(c.changes_state for c in alone)
-                        )
+                        groups = (condition, f"{voice_name}/{condition}", voice_name)
+                        right = tally(counts, parse, truth, result, groups)
+                        acted = result.decision in ("act", "read")
                         if (truth and not right) or (not truth and acted):
                             failures.append(
                                 {

@@ -55,6 +55,7 @@ from hassil import (
     parse_sentence,
 )
 
+from appliance.asr import pt_phones
 from appliance.intents import load_templates
 from appliance.intents.lexicon import load_lexicon
 from appliance.tts.normalize import speakable
@@ -579,6 +580,8 @@ class Grammar:
     jsgf: str | None = None  # PocketSphinx (English)
     answers_jsgf: str | None = None
     pronunciations: Mapping[str, str] = field(default_factory=dict)  # to add to the dict
+    variants: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Other pronunciations of a word the grammar spells itself (Portuguese)."""
     dropped: tuple[str, ...] = ()  # words without a pronunciation (left out)
     build_ms: float = 0.0
     key: str = ""
@@ -1227,27 +1230,17 @@ def _build(lang: str, items: tuple[str, ...]) -> Grammar:
         raise ValueError(f"grammar rules referenced but not defined: {sorted(missing)}")
 
     jsgf = answers_jsgf = None
-    pronunciations: dict[str, str] = {}
-    dropped: list[str] = []
+    variants: dict[str, tuple[str, ...]] = {}
     if lang == "en":
-        dictionary = cmudict()
-        pronunciations[PAUSE] = PAUSE_PHONES
-        for word in sorted({w for r in rules.values() for w in _node_words(r)}):
-            if word in dictionary or word in pronunciations:
-                continue
-            phones = derive_pronunciation(word, dictionary)
-            if phones is None:
-                dropped.append(word)
-            else:
-                pronunciations[word] = phones
-        rules = _prune_rules(rules, lambda w: w in dictionary or w in pronunciations)
-        sounds = {**dictionary, **pronunciations}
-        rules = {n: _dedupe_homophones(r, sounds.__getitem__) for n, r in rules.items()}
+        rules, pronunciations, dropped = _english_sounds(rules)
         jsgf = to_jsgf(rules, "utterance", "appliance_en")
         answers_jsgf = to_jsgf(rules, ANSWER_RULE, "appliance_en_answers")
-        names = tuple(n for n in names if all(w not in dropped for w in n.split()))
-        if dropped:
-            _LOGGER.debug("grammar en: %d words without pronunciation dropped", len(dropped))
+    else:
+        pronunciations, variants, dropped = _portuguese_sounds(rules)
+        rules = _prune_rules(rules, pronunciations.__contains__)
+    names = tuple(n for n in names if all(w not in dropped for w in n.split()))
+    if dropped:
+        _LOGGER.debug("grammar %s: %d words without pronunciation dropped", lang, len(dropped))
     answer_phrases = tuple(dict.fromkeys(_enumerate_words(rules[ANSWER_RULE], rules)))
     phrases = (*_phrases(rules, sentence_rules), *answer_phrases)
     key = hashlib.sha1(repr((lang, names)).encode(), usedforsecurity=False).hexdigest()[:12]
@@ -1270,10 +1263,53 @@ def _build(lang: str, items: tuple[str, ...]) -> Grammar:
         jsgf=jsgf,
         answers_jsgf=answers_jsgf,
         pronunciations=pronunciations,
+        variants=variants,
         dropped=tuple(dropped),
         build_ms=elapsed,
         key=key,
     )
+
+
+def _english_sounds(rules: dict[str, Node]) -> tuple[dict[str, Node], dict[str, str], list[str]]:
+    """The rules without words that cannot be pronounced and homophones, the words to
+    add to the dictionary (derived from its parts), and the words dropped."""
+    dictionary = cmudict()
+    pronunciations = {PAUSE: PAUSE_PHONES}
+    dropped: list[str] = []
+    for word in sorted({w for r in rules.values() for w in _node_words(r)}):
+        if word in dictionary or word in pronunciations:
+            continue
+        phones = derive_pronunciation(word, dictionary)
+        if phones is None:
+            dropped.append(word)
+        else:
+            pronunciations[word] = phones
+    rules = _prune_rules(rules, lambda w: w in dictionary or w in pronunciations)
+    sounds = {**dictionary, **pronunciations}
+    rules = {n: _dedupe_homophones(r, sounds.__getitem__) for n, r in rules.items()}
+    return rules, pronunciations, dropped
+
+
+def _portuguese_sounds(
+    rules: Mapping[str, Node],
+) -> tuple[dict[str, str], dict[str, tuple[str, ...]], list[str]]:
+    """Every word's pronunciation in the English acoustic model's phones
+    (``pt_phones``; the English dictionary is never used), its other pronunciations,
+    and the words that have none. Homophones stay: "a", "à" and "há" are all read
+    the same by the parser, and a second look needs every spelling Whisper writes to
+    be a sentence of the grammar."""
+    pronunciations = {PAUSE: PAUSE_PHONES}
+    variants: dict[str, tuple[str, ...]] = {}
+    dropped: list[str] = []
+    for word in sorted({w for r in rules.values() for w in _node_words(r)} - {PAUSE}):
+        spelled, *others = pt_phones.pronunciations(word)
+        if not spelled:
+            dropped.append(word)
+            continue
+        pronunciations[word] = spelled
+        if others:
+            variants[word] = tuple(others)
+    return pronunciations, variants, dropped
 
 
 _cache: OrderedDict[tuple[str, tuple[str, ...]], Grammar] = OrderedDict()

@@ -1,4 +1,8 @@
-"""PocketSphinx verifier (English): the command grammar as a finite-state grammar.
+"""PocketSphinx verifier: the command grammar as a finite-state grammar.
+
+English with the bundled en-us model and its dictionary; Brazilian Portuguese with the
+same model, each word spelled in its phones by ``appliance.asr.pt_phones`` (no registry
+package ships a Portuguese acoustic model, and a fetched Vosk model comes first).
 
 The decoder runs the grammar's automaton (``grammar.compile_automaton``: the same
 language as ``Grammar.jsgf`` but with shared suffixes, ~30x smaller than what
@@ -138,7 +142,8 @@ variables, and the filter bank is built from them when a decoder is created."""
 def _dictionary(grammar: Grammar) -> dict[str, str]:
     """Word (alternative pronunciations as "word(2)") -> phones, for every word of
     ``grammar``: the bundled dictionary's, or the grammar's own for words it lacks."""
-    known, variants = cmudict(), cmudict_variants()
+    english = grammar.lang == "en"  # Portuguese words are the grammar's own (pt_phones)
+    known, variants = (cmudict(), cmudict_variants()) if english else ({}, grammar.variants)
     entries: dict[str, str] = {}
     for word in sorted(grammar.words):
         phones = known.get(word) or grammar.pronunciations.get(word)
@@ -372,14 +377,14 @@ def _decode(decoder: pocketsphinx.Decoder, pcm: bytes) -> None:
 
 
 class PocketSphinxVerifier(StreamingVerifier):
-    """English grammar decoding with phone-loop rejection, at one or more frequency
-    warps; one instance per language."""
+    """Grammar decoding (English, or Portuguese in English phones) with phone-loop
+    rejection, at one or more frequency warps; one instance per language."""
 
     engine = "pocketsphinx"
 
     def __init__(self, grammar: Grammar, settings: VerifierSettings | None = None) -> None:
-        if grammar.lang != "en":
-            raise AsrError(f"PocketSphinx verifies English only, not {grammar.lang!r}")
+        if grammar.lang not in ("en", "pt"):
+            raise AsrError(f"PocketSphinx verifies English and Portuguese, not {grammar.lang!r}")
         self._ps_settings = settings or VerifierSettings()
         try:
             self._channels = [
@@ -392,7 +397,7 @@ class PocketSphinxVerifier(StreamingVerifier):
         self._grammar: Grammar | None = None
         self._heard = bytearray()  # this utterance's audio, as the decoders had it
         self._found: tuple[str, float] | None = None  # the last reading and its warp
-        super().__init__("en", self._ps_settings)
+        super().__init__(grammar.lang, self._ps_settings)
         try:  # at once: a broken grammar fails here, not at the first utterance
             self._call_on_worker(lambda: self._load(grammar))
         except AsrError:

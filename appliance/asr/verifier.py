@@ -8,8 +8,8 @@ command grammar (``appliance.asr.grammar``); ``rejected`` is set when the engine
 doubts it ("low_confidence", "out_of_grammar", "no_speech").
 
 ``create_verifier`` picks Vosk when a Vosk model is configured and installed for the
-language, else PocketSphinx for English, else nothing (Portuguese without a Vosk
-model has no verifier: the caller may then only act after a confirmation).
+language, else PocketSphinx (English, and Portuguese spelled in its English phones),
+else nothing (a language without a verifier may then only act after a confirmation).
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ class VerifierSettings(BaseModel):
     vosk_model_pt: Path | None = Field(
         default=None,
         description="Directory of a Portuguese Vosk model (e.g. models/vosk-pt). Unset or "
-        "missing: Portuguese has no verifier (commands then need a confirmation).",
+        "missing: PocketSphinx verifies Portuguese with its English acoustic model.",
     )
     max_final_ms: int = Field(
         default=400,
@@ -622,8 +622,9 @@ def vosk_model_path(lang: str, settings: VerifierSettings) -> Path | None:
 def create_verifier(
     lang: str, settings: VerifierSettings, grammar: Grammar
 ) -> StreamingVerifier | None:
-    """A verifier for ``lang``: Vosk if its model is installed, else PocketSphinx for
-    English, else None (no verifier for this language)."""
+    """A verifier for ``lang``: Vosk if its model is installed, else PocketSphinx with
+    its bundled English acoustic model (Portuguese words spelled in its phones:
+    ``appliance.asr.pt_phones``), else None (no verifier for this language)."""
     if grammar.lang != lang:
         raise AsrError(f"grammar is {grammar.lang!r}, asked for {lang!r}")
     model = vosk_model_path(lang, settings)
@@ -632,10 +633,10 @@ def create_verifier(
 
         _LOGGER.info("verifier %s: Vosk (%s)", lang, model)
         return VoskVerifier(model, grammar, settings)
-    if lang == "en":
+    if lang in ("en", "pt"):
         from appliance.asr.pocketsphinx_engine import PocketSphinxVerifier
 
-        _LOGGER.info("verifier en: PocketSphinx")
+        _LOGGER.info("verifier %s: PocketSphinx", lang)
         return PocketSphinxVerifier(grammar, settings)
     _LOGGER.warning(
         "no verifier for %s: no Vosk model installed; commands will need a confirmation", lang

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections.abc import Iterator
@@ -198,13 +199,15 @@ def test_settings() -> None:
 def test_engine_choice(tmp_path: Path) -> None:
     settings = VerifierSettings(vosk_model_en=tmp_path / "missing", vosk_model_pt=None)
     assert vosk_model_path("en", settings) is None
-    assert create_verifier("pt", settings, build_grammar("pt")) is None
-    verifier = create_verifier("en", settings, build_grammar("en"))
-    assert verifier is not None
-    try:
-        assert verifier.engine == "pocketsphinx" and verifier.lang == "en"
-    finally:
-        verifier.close()
+    for lang in ("en", "pt"):  # no Vosk model: PocketSphinx, Portuguese included
+        verifier = create_verifier(lang, settings, build_grammar(lang))
+        assert verifier is not None
+        try:
+            assert verifier.engine == "pocketsphinx" and verifier.lang == lang
+        finally:
+            verifier.close()
+    other = dataclasses.replace(build_grammar("pt"), lang="es")
+    assert create_verifier("es", settings, other) is None
     (tmp_path / "vosk-pt" / "am").mkdir(parents=True)
     installed = VerifierSettings(vosk_model_pt=tmp_path / "vosk-pt")
     assert vosk_model_path("pt", installed) == tmp_path / "vosk-pt"

@@ -277,9 +277,19 @@ def test_the_decoders_know_the_grammars_words_with_their_variants() -> None:
     assert entries[derived] == grammar.pronunciations[derived]
 
 
+def test_portuguese_words_are_the_grammars_own_with_their_variants() -> None:
+    # The English dictionary's "come" or "no" must not stand for Portuguese words.
+    grammar = build_grammar("pt")
+    entries = _dictionary(grammar)
+    assert {word.split("(")[0] for word in entries} == set(grammar.words)
+    assert entries["no"] == "N UW" and entries["leite"] == "L EY CH IY"
+    assert entries["pode"] == "P OW JH IY" and entries["pode(2)"] == "P AO JH IY"
+    assert entries["não"] == "N AW N" and entries["não(2)"] == "N AW"
+
+
 def test_other_languages_are_refused() -> None:
     with pytest.raises(AsrError):
-        PocketSphinxVerifier(build_grammar("pt"))
+        PocketSphinxVerifier(dataclasses.replace(build_grammar("pt"), lang="es"))
 
 
 def test_a_grammar_the_decoder_refuses_fails_at_construction() -> None:
@@ -398,3 +408,27 @@ def test_a_reading_that_leaves_words_out_puts_silence_on_speech(
     assert unsaid[said] < _MAX_UNSAID_FRAMES, unsaid
     assert min(v for k, v in unsaid.items() if k != said) >= _MAX_UNSAID_FRAMES, unsaid
     assert fresh.reconsider("Remind me to take out the trash tonight.", utterance) is None
+
+
+@pytest.fixture
+def fresh_pt() -> Iterator[PocketSphinxVerifier]:
+    """``fresh``, for Brazilian Portuguese."""
+    settings = VerifierSettings(max_final_ms=10_000, patient_final_ms=10_000)
+    engine = PocketSphinxVerifier(build_grammar("pt"), settings)
+    yield engine
+    engine.close()
+
+
+def test_portuguese_is_heard_with_the_english_model(fresh_pt: PocketSphinxVerifier) -> None:
+    """No Portuguese acoustic model ships in a registry package: the Portuguese words,
+    spelled in the English model's phones (``pt_phones``), are heard by it. espeak-ng's
+    Brazilian voice (deterministic): a command, then a yes among the answers."""
+    if not speech.have_espeak():
+        pytest.skip("espeak-ng is not installed")
+    said = "adiciona café na lista de compras"
+    heard, _ = _heard(fresh_pt, speech.pad(speech.espeak(said, "pt-br", speed=160), 300, 1200))
+    commands = IntentParser(timezone="UTC").parse(heard, lang="pt").commands
+    assert [(c.action, getattr(c, "item", None)) for c in commands] == [("shopping.add", "café")]
+    fresh_pt.start(answers_only=True)
+    _stream(fresh_pt, speech.pad(speech.espeak("sim, por favor", "pt-br", speed=160), 300, 1200))
+    assert fresh_pt.finish(lambda: True).text == "sim por favor"
