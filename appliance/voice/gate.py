@@ -565,6 +565,8 @@ _CHECK_OFF = {"jack": "check", "chuck": "check", "chick": "check", "gross": "cro
 _OFF = re.compile(rf"^({'|'.join(_CHECK_OFF)})(?= off\b)", re.I)
 _UNITS = sorted((u for u in UNIT_BY_ALIAS if len(u) > 2), key=len, reverse=True)
 _UNIT_ON = re.compile(rf"\b({'|'.join(_UNITS)}) (?:on|in)\b", re.I)
+_FREE = re.compile(r"\b(add|and|put|buy|get|need|at) free(?= \w)", re.I)
+_REMINDED = re.compile(r"^reminded(?= me\b)", re.I)
 _TARGET_AFTER = re.compile(r"\b(to|on|onto)\b.*\b(list|calendar|agenda)\b", re.I)
 
 
@@ -590,9 +592,13 @@ def mended_words(text: str, pauses: Sequence[tuple[str, str]] = ()) -> str:
     """``text`` with the small words Whisper tiny mishears put right, its item words
     left as they are: "of" heard as "on" or "in" ("we're out in coffee", "two liters on
     milk"), "where out of" and "jack off the milk" (for "we're out of", "check off the
-    milk"), and the commas of a list where the verifier heard its pauses (``listed``)."""
+    milk"), "free" for "three" after a verb or "at" ("add free apples", "at free 30"),
+    "reminded me" (for "remind me"), and the commas of a list where the verifier heard
+    its pauses (``listed``)."""
     mended = listed(text.strip(), pauses)
     mended = _WHERE_OUT.sub("we're", mended)
+    mended = _FREE.sub(r"\1 three", mended)
+    mended = _REMINDED.sub("remind", mended)
     mended = _OFF.sub(lambda m: _CHECK_OFF[m.group(1).lower()], mended)
     for pattern in (_OUT_ON, _UNIT_ON):
         mended = pattern.sub(r"\1 of", mended)

@@ -16,6 +16,7 @@ from appliance.voice.gate import (
     Heard,
     command_key,
     decide,
+    mended_words,
     tells_a_time,
     with_of,
 )
@@ -487,6 +488,8 @@ def test_a_missing_verb_or_a_misheard_of_counts_only_with_the_verifiers_same_com
         ("add two liters on milk to the list", "add two liters of milk to the list",
          c.ShoppingAdd(item="milk", quantity=2, unit="l")),
         ("jack off the milk", "check off the milk", c.ShoppingComplete(item="milk")),
+        ("add free apples to my shopping list", "add three apples to my shopping list",
+         c.ShoppingAdd(item="apples", quantity=3)),
     ):  # fmt: skip
         unsure = gate(parser, whisper, verifier, b_rejected="weak")
         assert (unsure.decision, unsure.reason, unsure.commands) == (
@@ -503,6 +506,17 @@ def test_a_missing_verb_or_a_misheard_of_counts_only_with_the_verifiers_same_com
     assert gate(parser, "gross off the eggs", "cross off the eggs").decision == "act"
     assert gate(parser, "jack off the milk", "check off the oats").decision != "act"
     assert gate(parser, "jack off the milk", "").decision == "chat"
+    # "free" is a count only after a verb, and only with the verifier's same count
+    three = gate(parser, "add free apples to my shopping list", "add three apples to my list")
+    assert three.decision == "act" and three.commands == (c.ShoppingAdd(item="apples", quantity=3),)
+    assert gate(parser, "add free apples to my list", "add two apples to my list").decision != "act"
+    assert gate(parser, "add free range eggs to my list", None).decision != "act"
+    assert mended_words("add sugar free gum") == "add sugar free gum"
+    reminded = gate(
+        parser, "reminded me to take out the trash tonight at eight",
+        "remind me to take out the trash tonight at eight",
+    )  # fmt: skip
+    assert reminded.decision == "act" and reminded.commands[0].action == "agenda.add"
     # never proposed in a question: "what's" heard as "works"
     alone = gate(parser, "works on my shopping list", None)
     assert (alone.decision, alone.commands) == ("chat", ())

@@ -318,6 +318,26 @@ def test_one_weekday_is_one_entry() -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "title", "start"),
+    [
+        ("I have a dentist appointment tomorrow at 3", "dentist appointment", at(12, 1, 15)),
+        ("I've got a meeting with John on Friday at ten", "meeting with John", at(12, 4, 10)),
+        ("we have our book club tonight at eight", "book club", at(11, 30, 20)),
+    ],
+)
+def test_an_appointment_told_with_its_time_is_asked_about(
+    text: str, title: str, start: dt.datetime
+) -> None:
+    # "I have ..." tells, it does not ask: an entry is proposed, never run unasked
+    result = parse(text)
+    assert result.commands == (AgendaAdd(title=title, start=start),)
+    assert result.ask
+    for chatter in ("I have a question", "I have a dentist appointment", "I have to go at five",
+                    "we have two kids", "I have work tomorrow"):  # fmt: skip
+        assert not parse(chatter).commands, chatter
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "clear the list",
