@@ -65,7 +65,7 @@ EN_US_PHONES = frozenset(
         ("limões", "L IY M OY N S"),
         ("arroz", "AA HH OW S"),  # "rr" and a first "r" are strong, a last "z" is [s]
         ("rua", "HH UW AH"),
-        ("pera", "P EH D AH"),  # a single "r" between vowels is a tap
+        ("pera", "P EH R AH"),  # a single "r" between vowels is a tap
         ("sal", "S AA W"),  # an "l" closing a syllable is [w]
         ("alho", "AA L Y UW"),
         ("banho", "B AA N Y UW"),
