@@ -114,6 +114,18 @@ def _keys(commands: Any) -> list[Any]:
     return [command_key(c) for c in commands]
 
 
+async def hear(turn: Any, pcm: bytes) -> Any:
+    """``pcm`` streamed into ``turn`` (a ``VoiceTurn``) in satellite-sized chunks up to
+    its end of speech, and what the turn then did (``TurnResult``)."""
+    turn.start()
+    for start in range(0, len(pcm), CHUNK_BYTES):
+        turn.feed(pcm[start : start + CHUNK_BYTES])
+        if turn.speech_ended.is_set():
+            break
+    turn.end_of_stream()
+    return await turn.run(_discard)
+
+
 def tally(counts: Counter[str], parse: Any, truth: Any, result: Any, groups: Sequence[str]) -> bool:
     """Count one turn (``TurnResult``) of an utterance that means ``truth`` (commands;
     none for chatter): accepted (acted, or read, with exactly the commands said),
@@ -193,13 +205,7 @@ async def _run(
                             service=service,
                             known_items=await service.known_items("bench"),
                         )
-                        turn.start()
-                        for start in range(0, len(pcm), CHUNK_BYTES):
-                            turn.feed(pcm[start : start + CHUNK_BYTES])
-                            if turn.speech_ended.is_set():
-                                break
-                        turn.end_of_stream()
-                        result = await turn.run(_discard)
+                        result = await hear(turn, pcm)
                         groups = (condition, f"{voice_name}/{condition}", voice_name)
                         right = tally(counts, parse, truth, result, groups)
                         acted = result.decision in ("act", "read")

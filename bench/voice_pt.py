@@ -22,8 +22,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from appliance.protocol.voice import CHUNK_BYTES
-from bench.voice import _discard, _rss_mb, tally
+from bench.voice import _rss_mb, hear, tally
 from tests.support import speech
 
 COMMANDS = [
@@ -91,13 +90,7 @@ async def _run() -> dict[str, Any]:
                         session_id=uuid.uuid4().hex[:12], site="bench", user="bench",
                         lang="pt", engines=engines, service=None, dry_run=True,
                     )  # fmt: skip
-                    turn.start()
-                    for start in range(0, len(pcm), CHUNK_BYTES):
-                        turn.feed(pcm[start : start + CHUNK_BYTES])
-                        if turn.speech_ended.is_set():
-                            break
-                    turn.end_of_stream()
-                    result = await turn.run(_discard)
+                    result = await hear(turn, pcm)
                     await turn.close()
                     right = tally(counts, parse, truth, result, (f"{voice_name}/{condition}",))
                     acted = result.decision in ("act", "read")
