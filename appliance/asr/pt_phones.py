@@ -22,6 +22,7 @@ _VOWELS = frozenset("aeiouáéíóúâêôãõàü")
 _FRONT = frozenset("eiéêí")
 _SIMPLE = {
     "b": "B", "p": "P", "f": "F", "v": "V", "k": "K", "w": "W", "j": "ZH", "ç": "S",
+    "m": "M", "n": "N",
     "x": "SH", "y": "IY", "á": "AA", "à": "AA", "é": "EH", "í": "IY", "ó": "AO",
     "ú": "UW", "ü": "UW",
 }  # fmt: skip
@@ -31,6 +32,7 @@ _NASAL = {"a": "AH", "â": "AH", "e": "EY", "ê": "EY", "é": "EY", "i": "IY", "
 _DIPHTHONGS = {"ai": "AY", "ei": "EY", "éi": "EH IY", "oi": "OY", "ói": "OY", "ou": "OW",
                "au": "AW", "eu": "EH UW", "éu": "EH UW", "ui": "UW IY"}  # fmt: skip
 _STRONG_R_AFTER = frozenset("nls")
+_DIGRAPHS = {"ch": ["SH"], "lh": ["L", "Y"], "nh": ["N", "Y"], "rr": ["HH"], "ss": ["S"]}
 
 
 def phones(word: str) -> str:
@@ -178,8 +180,12 @@ def _word_phones(text: str, open_at: int = -1) -> list[str]:  # noqa: PLR0912, P
                 out.append(_ORAL.get(c) or _SIMPLE[c])
             i += 1
             continue
+        if pair in _DIGRAPHS:
+            out += _DIGRAPHS[pair]
+            i += 2
+            continue
         if c == "h":
-            i += 1  # silent ("hoje"); "ch", "lh", "nh" are read with their first letter
+            i += 1  # silent ("hoje")
             continue
         if c in _SIMPLE:
             out.append(_SIMPLE[c])
@@ -187,10 +193,6 @@ def _word_phones(text: str, open_at: int = -1) -> list[str]:  # noqa: PLR0912, P
             continue
         palatal = nxt in ("i", "í") or (nxt == "e" and _reduced_end(text, i + 1))
         if c == "c":
-            if nxt == "h":
-                out.append("SH")
-                i += 2
-                continue
             out.append("S" if nxt in _FRONT else "K")
         elif c == "d":
             out.append("JH" if palatal else "D")
@@ -210,31 +212,11 @@ def _word_phones(text: str, open_at: int = -1) -> list[str]:  # noqa: PLR0912, P
                 continue
             out.append("K")
         elif c == "l":
-            if nxt == "h":
-                out += ["L", "Y"]
-                i += 2
-                continue
             out.append("L" if _is_vowel(text, i + 1) else "W")  # "sal", "algo"
-        elif c == "m":
-            out.append("M")
-        elif c == "n":
-            if nxt == "h":
-                out += ["N", "Y"]
-                i += 2
-                continue
-            out.append("N")
         elif c == "r":
-            if nxt == "r":
-                out.append("HH")
-                i += 2
-                continue
             # "rua", "honra"; else a tap ("cara", "prato") or a syllable's end ("mar")
             out.append("HH" if i == 0 or text[i - 1] in _STRONG_R_AFTER else "R")
         elif c == "s":
-            if nxt == "s":
-                out.append("S")
-                i += 2
-                continue
             if nxt == "c" and i + 2 < len(text) and text[i + 2] in _FRONT:
                 out.append("S")  # "descer"
                 i += 2

@@ -316,8 +316,12 @@ def fresh() -> Iterator[PocketSphinxVerifier]:
     utterance to the next, so what it hears first is the same on every run. Its audio
     arrives at once, and a slow machine takes seconds to decode it: these tests are
     about what it hears, not how soon, so it is given all the time it may take."""
+    yield from _patient("en")
+
+
+def _patient(lang: str) -> Iterator[PocketSphinxVerifier]:
     settings = VerifierSettings(max_final_ms=10_000, patient_final_ms=10_000)
-    engine = PocketSphinxVerifier(build_grammar("en"), settings)
+    engine = PocketSphinxVerifier(build_grammar(lang), settings)
     yield engine
     engine.close()
 
@@ -413,10 +417,7 @@ def test_a_reading_that_leaves_words_out_puts_silence_on_speech(
 @pytest.fixture
 def fresh_pt() -> Iterator[PocketSphinxVerifier]:
     """``fresh``, for Brazilian Portuguese."""
-    settings = VerifierSettings(max_final_ms=10_000, patient_final_ms=10_000)
-    engine = PocketSphinxVerifier(build_grammar("pt"), settings)
-    yield engine
-    engine.close()
+    yield from _patient("pt")
 
 
 def test_portuguese_is_heard_with_the_english_model(fresh_pt: PocketSphinxVerifier) -> None:
