@@ -83,7 +83,7 @@ class VadSettings(BaseModel):
         ge=500,
         le=60_000,
         description="Give up with NoSpeech when no speech started this long after the "
-        "session start.",
+        "session start (``appliance replay`` waits to the end of each file).",
     )
     pre_roll_ms: int = Field(
         default=300, ge=0, le=2000, description="Audio kept before the speech onset."

@@ -21,6 +21,7 @@ from appliance.protocol.voice import CHUNK_BYTES, CHUNK_MS
 from appliance.settings import Settings
 
 OFFLINE_FINAL_MS = 10_000
+OFFLINE_NO_SPEECH_MS = 60_000  # the longest VadSettings allows
 
 
 async def replay(
@@ -41,6 +42,10 @@ async def replay(
     from appliance.voice.engines import load_engines
     from appliance.voice.turn import VoiceTurn
 
+    # A file is one utterance, however long the quiet before it: no giving up on
+    # speech before the file ends (a satellite's stream gives up after the timeout).
+    vad = settings.vad.model_copy(update={"no_speech_timeout_ms": OFFLINE_NO_SPEECH_MS})
+    settings = settings.model_copy(update={"vad": vad})
     if not realtime:
         # Audio arrives faster than it is spoken: give the verifier time to decode it
         # all after the last chunk, as it would have while the user spoke.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ import pytest
 import appliance.voice.engines
 from appliance.actions.service import ActionService, Request
 from appliance.audio.pcm import from_float32, resample, to_float32
+from appliance.audio.vad import Endpointer
 from appliance.narration import check
 from appliance.protocol.commands import ShoppingAdd
 from appliance.protocol.receipts import Receipt, Source
@@ -130,3 +132,35 @@ async def test_asking_whether_an_item_is_on_the_list_reads_it(
         assert check(turn["speech"], receipt, "en").ok, turn["speech"]
     assert "milk" in on["speech"].lower() and "coffee" in off["speech"].lower()
     assert await _items(settings, database) == ["milk"]
+
+
+async def test_a_long_quiet_start_is_waited_out(
+    settings: Settings,
+    voice_engines: Engines,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A file is one utterance: speech after more quiet than a satellite's stream waits
+    for (``no_speech_timeout_ms``) is still heard, and a quiet file ends quietly."""
+
+    def load(replay_settings: Settings) -> Engines:  # the session's models, replay's VAD
+        return dataclasses.replace(
+            voice_engines,
+            endpointer=lambda: Endpointer(replay_settings.vad),
+            release_endpointer=None,
+        )
+
+    monkeypatch.setattr(appliance.voice.engines, "load_engines", load)
+    quiet_ms = settings.vad.no_speech_timeout_ms + 1000
+    room = speech.white_noise(quiet_ms, dbfs=-60, seed=4)
+    said = speech.piper("add milk to the shopping list", **speech.FIXED)
+    late, silent = tmp_path / "late.wav", tmp_path / "silent.wav"
+    late.write_bytes(speech.wav_bytes(speech.concat(room, speech.pad(said, 0, 900))))
+    silent.write_bytes(speech.wav_bytes(room))
+
+    code, (heard, nothing) = await _replay(settings, [late, silent], capsys, dry_run=True)
+    assert code == 0
+    assert heard["decision"] == "act", heard["transcripts"]
+    assert [c["item"] for c in heard["commands"]] == ["milk"]
+    assert nothing["decision"] == "none" and nothing["commands"] == []
