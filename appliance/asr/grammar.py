@@ -178,7 +178,7 @@ _PT_RULES: dict[str, str] = {
     "algumas|um pouco de|bastante)",
     "item": "[<quantity>] <item_name>",
     "items": "<item> [e <item>]",
-    "item_list": "<items>",
+    "item_list": "(<items>|<item> (<pause>|e) <item> e <item>)",
     "hour": "(uma|duas|três|quatro|cinco|seis|sete|oito|nove|dez|onze|doze|treze|"
     "quatorze|catorze|quinze|dezesseis|dezessete|dezoito|dezenove|vinte|vinte e uma|"
     "vinte e duas|vinte e três)",
@@ -256,13 +256,14 @@ _SLOT_RULES = {
 }
 _DEFAULT_WILDCARD_RULE = "title"
 _LIST_INTENTS = frozenset({"shopping.add"})
-_LIST_TARGET = "r_shopping_list"
-"""Sentences whose items may be a list of three ("milk, eggs and bread"): ``item_list``
-instead of ``items``, in the sentences of ``_LIST_INTENTS`` that name the list ("add
-... to the shopping list"). Each further item costs the PocketSphinx search as much
-memory as the item vocabulary of every sentence that has it; and in the sentences
-that end with the items ("don't forget to buy lemons") a third item made the
-verifier hear "one limes" for "lemons" said by a deeper voice or in white noise."""
+_LIST_TARGETS = frozenset({"r_shopping_list", "r_na_lista"})
+"""Sentences whose items may be a list of three ("milk, eggs and bread", "leite, ovos e
+pão"): ``item_list`` instead of ``items``, in the sentences of ``_LIST_INTENTS`` that
+name the list ("add ... to the shopping list", "adiciona ... na lista"). Each further
+item costs the PocketSphinx search as much memory as the item vocabulary of every
+sentence that has it; and in the sentences that end with the items ("don't forget to
+buy lemons") a third item made the verifier hear "one limes" for "lemons" said by a
+deeper voice or in white noise."""
 
 
 # -- a small grammar tree --------------------------------------------------------------
@@ -1066,7 +1067,7 @@ def _template_rules(lang: str) -> tuple[dict[str, Node], dict[str, tuple[str, ..
             for sentence in block["sentences"]:
                 rule = f"s_{_ident(intent)}_{len(names)}"
                 rules[rule] = parse_template(sentence, "r_")
-                if intent in _LIST_INTENTS and _LIST_TARGET in set(_refs(rules[rule])):
+                if intent in _LIST_INTENTS and _LIST_TARGETS & set(_refs(rules[rule])):
                     rules[rule] = _renamed(rules[rule], "items", "item_list")
                 names.append(rule)
         intents[intent] = tuple(names)

@@ -223,6 +223,13 @@ def test_lists_of_three_items_and_units_with_of(parser: IntentParser) -> None:
         assert not en.accepts(text), text
     result = parser.parse("add milk, eggs and bread to the list")
     assert [c.item for c in result.commands] == ["milk", "eggs", "bread"]
+    pt = build_grammar("pt")
+    assert pt.accepts(f"adiciona leite {PAUSE} ovos e pão na lista de compras")
+    assert pt.accepts("coloca dois litros de leite e ovos e pão na lista")
+    assert not pt.accepts(f"tira o leite {PAUSE} os ovos e o pão da lista")
+    assert not pt.accepts(f"adiciona leite {PAUSE} ovos {PAUSE} pão e arroz na lista")
+    result = parser.parse("adiciona leite, ovos e pão na lista", lang="pt")
+    assert [c.item for c in result.commands] == ["leite", "ovos", "pão"]
     assert not any(PAUSE in phrase.split() for phrase in en.phrases)  # Vosk's samples
     assert not any(PAUSE in phrase.split() for phrase in build_grammar("pt").phrases)
 

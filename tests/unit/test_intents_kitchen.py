@@ -113,6 +113,16 @@ def test_not_additions(parser: IntentParser, text: str, lang: str) -> None:
             ),
         ),
         (
+            "set a reminder for 7 am to take my pills",
+            "en",
+            c.AgendaAdd(title="take my pills", start=dt.datetime(2026, 12, 1, 7, tzinfo=dt.UTC)),
+        ),
+        (
+            "set a reminder at six to start dinner",
+            "en",
+            c.AgendaAdd(title="start dinner", start=dt.datetime(2026, 11, 30, 18, tzinfo=dt.UTC)),
+        ),
+        (
             "me lembra amanhã de ligar pra mãe",
             "pt",
             c.AgendaAdd(title="ligar pra mãe", start=dt.date(2026, 12, 1)),
@@ -121,6 +131,11 @@ def test_not_additions(parser: IntentParser, text: str, lang: str) -> None:
             "cria um lembrete para levar o lixo às oito da noite",
             "pt",
             c.AgendaAdd(title="levar o lixo", start=dt.datetime(2026, 11, 30, 20, tzinfo=dt.UTC)),
+        ),
+        (
+            "lembrete para pagar a conta amanhã às nove",
+            "pt",
+            c.AgendaAdd(title="pagar a conta", start=dt.datetime(2026, 12, 1, 9, tzinfo=dt.UTC)),
         ),
         (
             "me lembra de comprar pão amanhã",
@@ -146,6 +161,7 @@ def test_a_reminder_without_a_date_is_not_an_entry(parser: IntentParser) -> None
     # a purchase with a date is not an item "flowers on friday" either
     assert parser.parse("buy flowers on friday", now=NOW).commands == ()
     assert parser.parse("me lembra de ligar pra mãe", lang="pt", now=NOW).commands == ()
+    assert parser.parse("lembrete de ligar pra mãe", lang="pt", now=NOW).commands == ()
 
 
 def test_deleting_something_with_a_date_is_an_agenda_entry(parser: IntentParser) -> None:
