@@ -115,8 +115,8 @@ def test_english_commands(engine: WhisperEngine, command: str) -> None:
 
 def test_leading_add_with_the_bias(engine: WhisperEngine) -> None:
     # Without a bias tiny.en hears "Add jam" as "Adjem.". Piper's renditions differ
-    # from process to process (one in a few is heard "and jam"):
-    # one of three speeds must be heard "add jam".
+    # from process to process, and one in a few is heard "and jam": one of three
+    # speeds must be heard "add jam" (as in test_noisy_command).
     for length_scale in (1.0, 0.95, 1.05):
         audio = sp.pad(sp.piper("add jam", length_scale=length_scale), 300, 300)
         result = engine.transcribe(audio, Hints(items=ITEMS))
