@@ -173,6 +173,8 @@ def test_polite_commands_and_reminders(parser: IntentParser) -> None:
         ("add another carton of milk to the list", "shopping.add"),
         ("remind me tomorrow at five p.m. to call mom", "agenda.add"),
         ("set a reminder to take out the trash at eight p.m.", "agenda.add"),
+        ("set reminder to water the plants tomorrow at nine", "agenda.add"),
+        ("create a reminder to call mom at five p.m.", "agenda.add"),
         # said in passing, with no subject
         ("need milk", "shopping.add"),
         ("out of eggs", "shopping.add"),

@@ -122,6 +122,29 @@ def test_not_additions(parser: IntentParser, text: str, lang: str) -> None:
             "en",
             c.AgendaAdd(title="start dinner", start=dt.datetime(2026, 11, 30, 18, tzinfo=dt.UTC)),
         ),
+        # the article left out, or another verb: the title is what comes after "to"
+        (
+            "set reminder to water the plants tomorrow at 9am",
+            "en",
+            c.AgendaAdd(title="water the plants", start=dt.datetime(2026, 12, 1, 9, tzinfo=dt.UTC)),
+        ),
+        (
+            "add a reminder to call mom tomorrow at five pm",
+            "en",
+            c.AgendaAdd(title="call mom", start=dt.datetime(2026, 12, 1, 17, tzinfo=dt.UTC)),
+        ),
+        (
+            "create a reminder to call the plumber at ten",
+            "en",
+            c.AgendaAdd(
+                title="call the plumber", start=dt.datetime(2026, 12, 1, 10, tzinfo=dt.UTC)
+            ),
+        ),
+        (
+            "set me a reminder at six to start dinner",
+            "en",
+            c.AgendaAdd(title="start dinner", start=dt.datetime(2026, 11, 30, 18, tzinfo=dt.UTC)),
+        ),
         (
             "me lembra amanhã de ligar pra mãe",
             "pt",
@@ -157,6 +180,7 @@ def test_a_reminder_without_a_date_is_not_an_entry(parser: IntentParser) -> None
     assert parser.parse("remind me to call mom", now=NOW).commands == ()
     assert parser.parse("remember to call mom", now=NOW).commands == ()
     assert parser.parse("set a reminder to call mom", now=NOW).commands == ()
+    assert parser.parse("make a reminder to call mom", now=NOW).commands == ()
     assert parser.parse("remind me at six", now=NOW).commands == ()
     # a purchase with a date is not an item "flowers on friday" either
     assert parser.parse("buy flowers on friday", now=NOW).commands == ()
