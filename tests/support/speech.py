@@ -6,6 +6,8 @@ Voices:
 - ``espeak(text, voice="en-us")``: Debian's ``espeak-ng`` (``apt-get install espeak-ng``),
   any of its voices ("en-us", "en-gb", "pt-br", "pt", variants like "en-us+f3").
   ``have_espeak()`` tells whether it is installed (use it with ``pytest.skip``).
+- ``flite(text, voice="slt")``: Debian's ``flite`` (``apt-get install flite``), voices
+  made from recordings of people ("slt", "awb", "rms", "kal16"); ``have_flite()``.
 
 Noise and mixing:
 - ``silence(ms)``, ``white_noise(ms, dbfs)``, ``babble(ms, dbfs)`` (several voices talking
@@ -24,9 +26,11 @@ import io
 import math
 import shutil
 import subprocess
+import tempfile
 import wave
 from collections.abc import Sequence
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -119,6 +123,26 @@ def espeak(
         check=True, capture_output=True, timeout=60,
     )  # fmt: skip
     return decode_wav(result.stdout)
+
+
+def have_flite() -> bool:
+    return shutil.which("flite") is not None
+
+
+@lru_cache(maxsize=256)
+def flite(text: str, voice: str = "slt") -> bytes:
+    """``text`` spoken by one of Debian's ``flite`` voices (recorded people, made into
+    voices: "slt" and "awb" statistical, "kal16" diphones, "rms"); 16 kHz."""
+    binary = shutil.which("flite")
+    if binary is None:
+        raise RuntimeError("flite is not installed (apt-get install -y flite)")
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "said.wav"
+        subprocess.run(
+            [binary, "-voice", voice, "-t", text, "-o", str(out)],
+            check=True, capture_output=True, timeout=60,
+        )  # fmt: skip
+        return decode_wav(out.read_bytes())
 
 
 # ---------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from appliance.voice.gate import (
     command_key,
     decide,
     mended_words,
+    spliced_readings,
     tells_a_time,
     with_of,
 )
@@ -686,3 +687,38 @@ def test_a_second_look_weighs_whispers_readings_of_the_change(parser: IntentPars
         ("the weather is lovely today", "what's the weather"),
     ):
         assert look(a, b) is None, a
+
+
+def test_the_verifiers_words_spliced_into_whispers_reading() -> None:
+    splice = spliced_readings
+    assert splice(
+        "add a dozen acres to the shopping list", "add a dozen eggs to the shopping list"
+    ) == ["add a dozen eggs to the shopping list"]
+    # fewest places first, Whisper's own way of writing kept where it can be
+    assert splice(
+        "add interest tomorrow at 3 p.m. to my calendar",
+        "add dentist tomorrow at three p.m. to my calendar",
+    ) == [
+        "add dentist tomorrow at 3 p.m. to my calendar",
+        "add interest tomorrow at three p.m. to my calendar",
+        "add dentist tomorrow at three p.m. to my calendar",
+    ]
+    # an added word, and a list's comma (case and end punctuation aside)
+    assert splice("Set reminder to water the plants.", "set a reminder to water the plants") == [
+        "Set a reminder to water the plants."
+    ]
+    assert splice(
+        "add milk eggs and bread to the list", "add milk, eggs and bread to the list"
+    ) == ["add milk, eggs and bread to the list"]
+    # never a reading that leaves out what Whisper heard: a time, a "don't", a word
+    for text, other in (
+        (
+            "remind me to take out the trash tonight at eight",
+            "remind me to take out the trash tonight",
+        ),
+        ("don't add milk to the list", "add milk to the list"),
+        ("add a dozen acres to the shopping list", "add a dozen eggs to the list"),
+    ):
+        assert splice(text, other) == [], text
+    # the same words: nothing to splice
+    assert splice("What's on my list?", "what's on my list") == []

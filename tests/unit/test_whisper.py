@@ -209,6 +209,33 @@ def test_the_beams_other_readings_are_offered_within_the_margin(engine: WhisperE
     assert all(avg == pytest.approx(best) for text, avg in beam if text in none.alternatives)
 
 
+def test_whisper_weighs_a_reading_its_beam_did_not_keep(engine: WhisperEngine) -> None:
+    """espeak-ng's voice (deterministic): the beam hears "and cheese"; asked, the model
+    finds "add cheese" a few nats less likely, "add tea" (what the verifier's search
+    heard) far less."""
+    if not sp.have_espeak():
+        pytest.skip("espeak-ng is not installed")
+    audio = sp.pad(sp.espeak("add cheese to the shopping list", "en-us", speed=160), 300, 300)
+    fresh = engine.weigh(audio, ["add cheese to the shopping list"])  # the encoder run here
+    own = engine.transcribe(audio, Hints(items=ITEMS)).text
+    readings = ["add cheese to the shopping list", "add tea to the shopping list"]
+    cheese, tea = engine.weigh(audio, readings)  # the encoder's output kept from transcribe
+    mine = engine.weigh(audio, [own])[0]
+    assert cheese == pytest.approx(fresh[0], abs=1e-3)
+    assert mine > tea + 6 and cheese > tea + 6
+    below = mine - cheese
+    assert below > 1  # its own reading is the likelier (~3 nats here)
+    wide, narrow, off = (
+        engine.with_settings(WhisperSettings(reading_margin=margin))
+        for margin in (below + 0.5, max(0.01, below - 0.5), 0)
+    )
+    assert wide.weigh_against(audio, own, readings) == (readings[0], pytest.approx(below))
+    assert wide.weigh_against(audio, own, readings[1:]) is None
+    assert narrow.weigh_against(audio, own, readings) is None
+    assert off.weigh_against(audio, own, readings) is None
+    assert engine.weigh(audio, []) == []
+
+
 def test_plain_transcribe_baseline(engine: WhisperEngine) -> None:
     command = "add two liters of milk to the shopping list"
     result = engine.plain_transcribe(sp.pad(sp.piper(command), 300, 300), "en")
