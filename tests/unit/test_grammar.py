@@ -152,6 +152,8 @@ def test_polite_commands_and_reminders(parser: IntentParser) -> None:
         ("hey could you please add milk to my shopping list", "shopping.add"),
         ("ok can you put eggs on the list", "shopping.add"),
         ("i'd like to add bananas to the shopping list", "shopping.add"),
+        ("let's add milk to the list", "shopping.add"),
+        ("just put eggs on the shopping list", "shopping.add"),
         ("remind me to call mom tomorrow at five p.m.", "agenda.add"),
         ("remind me to buy milk", "shopping.add"),
         ("delete my meeting tomorrow", "agenda.remove"),

@@ -650,6 +650,8 @@ def test_move_to_something_that_is_not_a_date() -> None:
         "cancel that",
         "no, add milk",
         "don't cancel the dentist tomorrow",
+        "let's not add milk",
+        "just don't add milk",
     ],
 )
 def test_negations_do_nothing(text: str) -> None:
