@@ -1,7 +1,8 @@
 """The voice turn on synthesized kitchen speech: acceptance, wrong actions, latency, memory.
 
 Utterances: commands (shopping and agenda), chatter and near misses, said by Piper
-(three speeds, and made deeper) and espeak-ng (two voices), clean and with white noise
+(three speeds, and made deeper), espeak-ng (two voices) and flite (two voices made from
+recordings of people), clean and with white noise
 (20 dB) and babble (10 dB), and in a reverberant room (0.4 s). The truth of an utterance
 is what the parser makes of its text.
 
@@ -86,6 +87,9 @@ VOICES: dict[str, Callable[[str], bytes]] = {
     "piper_deep": lambda t: speech.deeper(speech.piper(t), 0.85),
     "espeak_us": lambda t: speech.espeak(t, "en-us", speed=160),
     "espeak_gb_f": lambda t: speech.espeak(t, "en-gb+f3", speed=170),
+    # made from recordings of people: a US woman, a Scottish man
+    "flite_slt": lambda t: speech.flite(t, "slt"),
+    "flite_awb": lambda t: speech.flite(t, "awb"),
 }
 CONDITIONS: dict[str, Callable[[bytes], bytes]] = {
     "clean": lambda pcm: pcm,
