@@ -272,6 +272,44 @@ async def test_whisper_weighs_the_words_a_sure_verifier_heard(
     assert "whisper_look" not in asked.transcripts
 
 
+async def test_whisper_does_not_weigh_an_item_against_another_it_knows(
+    voice_engines: Engines,
+) -> None:
+    """espeak-ng's voice in white noise: Whisper heard "add oat milk", the verifier,
+    sure, "add oatmeal". Whisper's model finds "oatmeal" about as likely (less than a
+    nat apart): when the verifier knows both items, weighing them would be a guess, and
+    the turn asks; only when Whisper's item is one the verifier cannot hear does it
+    weigh the verifier's words."""
+    if not speech.have_espeak():
+        pytest.skip("espeak-ng is not installed")
+    said = "add oat milk to the shopping list"
+    audio = speech.add_white_noise(
+        speech.pad(speech.espeak(said, "en-us", speed=160), 300, 1500), 20
+    )
+    turn = _turn(voice_engines, None)
+    turn.start()
+    for start in range(0, len(audio), CHUNK_BYTES):
+        turn.feed(audio[start : start + CHUNK_BYTES])
+        if turn.speech_ended.is_set():
+            break
+    turn.end_of_stream()
+    parse = voice_engines.parse("en")
+    whisper = Heard("whisper", said)
+    verifier = Heard("verifier", "add oatmeal to the shopping list")
+    both = frozenset({"oat milk", "oatmeal"})
+    gate = decide(whisper, verifier, parse, both)
+    assert (gate.decision, gate.reason) == ("confirm", "engines_disagree")
+    try:
+        assert await turn._whisper_look(gate, whisper, verifier, parse, both) is None
+        found = await turn._whisper_look(gate, whisper, verifier, parse, frozenset({"oatmeal"}))
+    finally:
+        await turn.close()
+    assert found is not None, "Whisper finds 'oatmeal' about as likely as 'oat milk'"
+    looked, reading = found
+    assert reading == "add oatmeal to the shopping list"
+    assert looked.decision == "act" and abs(looked.details["below_best"]) < 1
+
+
 async def test_only_a_sure_verifier_gets_a_second_opinion(voice_engines: Engines) -> None:
     """A weak verifier transcript may confirm tiny.en's own best reading, never the
     larger model's, unless the room is quiet: in babble a weak "add oatmeal" and the
