@@ -42,8 +42,10 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
+import functools
 import itertools
 import re
+import unicodedata
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
@@ -646,21 +648,67 @@ _MAX_SPLICES = 4
 reading (each subset of them is one reading: 15 at most)."""
 
 
+# Words of the date and unit tables that are also everyday words ("can you", "set a
+# reminder", "we're out of", "de"): a splice may put them in or take them out.
+_NOT_AMOUNTS = frozenset(
+    {"a", "an", "after", "the", "this", "day", "can", "m", "p", "e", "de", "depois",
+     "essa", "esta", "nessa", "nesta", "set", "out", "ago", "may"}
+)  # fmt: skip
+
+
+@functools.lru_cache(maxsize=4)
+def amount_and_time_words(lang: str) -> frozenset[str]:
+    """Words that say an amount, a unit, a day or a time in ``lang``: numbers spelled
+    out, units, weekdays, months, "tomorrow", "tonight", "noon", "p.m."
+    (``_slot_key`` forms; any word with a digit is one too). ``spliced_readings`` never
+    puts one in or takes one out: Whisper's model finds "add one juice" about as likely
+    as "add lime juice", which was said."""
+    from appliance.intents.lexicon import load_lexicon
+    from appliance.intents.numbers import number_words
+
+    dates = load_lexicon(lang).dates
+    tables = (
+        dates.relative_days, dates.relative_periods, dates.weekdays, dates.months,
+        dates.periods, dates.meridiem, dates.clock_words, dates.minute_words,
+    )  # fmt: skip
+    phrases = [*number_words(lang), *UNIT_BY_ALIAS, *(p for table in tables for p in table)]
+    words = {_slot_key(word) for text in phrases for word in str(text).split()}
+    return frozenset(words - _NOT_AMOUNTS - {""})
+
+
+def _slot_key(word: str) -> str:
+    """``word`` as the lexicon writes it: lower case, no accents, no dots ("p.m.": "pm")."""
+    folded = unicodedata.normalize("NFKD", word.lower())
+    return re.sub(r"[^\w'-]", "", "".join(ch for ch in folded if not unicodedata.combining(ch)))
+
+
+def _says_an_amount(words: Sequence[str], amounts: Collection[str]) -> bool:
+    return any(any(ch.isdigit() for ch in w) or _slot_key(w) in amounts for w in words)
+
+
 def _word_keys(words: Sequence[str]) -> list[str]:
     """Words compared case and end punctuation aside, but for a comma: "milk, eggs" is a
     list, "milk eggs" may be one item."""
     return [w.lower().rstrip(".!?;:") for w in words]
 
 
-def spliced_readings(text: str, other: str) -> list[str]:
+def spliced_readings(text: str, other: str, amounts: Collection[str] = frozenset()) -> list[str]:
     """``text`` with words of ``other`` put in where the two differ, fewest places first,
     up to ``_MAX_SPLICES`` of them ("add a dozen acres ..." and "add a dozen eggs ..."
-    give "add a dozen eggs ..."); all of them give ``other``. Only replacements and additions:
-    a word of ``text`` that ``other`` leaves out stays, so a reading never drops what
-    ``text`` heard ("tonight at eight" is never "tonight", "don't add" never "add")."""
+    give "add a dozen eggs ..."). Only replacements and additions: a word of ``text``
+    that ``other`` leaves out stays, so a reading never drops what ``text`` heard
+    ("tonight at eight" is never "tonight", "don't add" never "add"). Nor does a place
+    where either side says an amount, a unit, a day or a time (a word with a digit, or
+    one of ``amounts``: ``amount_and_time_words``) change: "add lime juice" is never
+    "add one juice"."""
     words, others = text.split(), other.split()
     matcher = difflib.SequenceMatcher(a=_word_keys(words), b=_word_keys(others), autojunk=False)
-    places = [op for op in matcher.get_opcodes() if op[0] in ("replace", "insert")]
+    places = [
+        op
+        for op in matcher.get_opcodes()
+        if op[0] in ("replace", "insert")
+        and not _says_an_amount([*words[op[1] : op[2]], *others[op[3] : op[4]]], amounts)
+    ]
     if len(places) > _MAX_SPLICES or any(op[0] == "delete" for op in matcher.get_opcodes()):
         return []
     readings: list[str] = []

@@ -31,6 +31,7 @@ from appliance.voice.gate import (
     GateDecision,
     Heard,
     Parse,
+    amount_and_time_words,
     decide,
     mended_words,
     names_known_items,
@@ -586,8 +587,10 @@ class VoiceTurn:
         The mirror of the verifier's second look: Whisper's beam can lose the words
         that were said ("add a dozen acres" for "eggs", "add red" for "bread" on a
         muffled voice) while its model, asked, finds them as likely. Never after a
-        refusal, never for a reading that leaves out words Whisper heard, and only for
-        what the verifier heard itself, sure; the gate's other checks (a rival item in
+        refusal, never for a reading that leaves out words Whisper heard or changes
+        an amount, a unit, a day or a time ("add one juice" for "add lime juice":
+        Whisper's model found them about as likely), and only for what the verifier
+        heard itself, sure; the gate's other checks (a rival item in
         Whisper's beam, an article before an item, a guessed meaning) still ask.
 
         Not when Whisper's best reading named items the verifier knows: two items both
@@ -617,7 +620,9 @@ class VoiceTurn:
             return None
         readings = [
             text
-            for text in spliced_readings(heard_a.text, heard_b.text)
+            for text in spliced_readings(
+                heard_a.text, heard_b.text, amount_and_time_words(self.lang)
+            )
             if same_commands(tuple(getattr(parse(text), "commands", ()) or ()), commands)
         ][:_MAX_WEIGHED]
         if not readings:

@@ -14,6 +14,7 @@ from appliance.protocol import commands as c
 from appliance.voice.gate import (
     GateDecision,
     Heard,
+    amount_and_time_words,
     command_key,
     decide,
     mended_words,
@@ -695,13 +696,10 @@ def test_the_verifiers_words_spliced_into_whispers_reading() -> None:
         "add a dozen acres to the shopping list", "add a dozen eggs to the shopping list"
     ) == ["add a dozen eggs to the shopping list"]
     # fewest places first, Whisper's own way of writing kept where it can be
-    assert splice(
-        "add interest tomorrow at 3 p.m. to my calendar",
-        "add dentist tomorrow at three p.m. to my calendar",
-    ) == [
-        "add dentist tomorrow at 3 p.m. to my calendar",
-        "add interest tomorrow at three p.m. to my calendar",
-        "add dentist tomorrow at three p.m. to my calendar",
+    assert splice("add interest to my calendar", "add dentist to my diary") == [
+        "add dentist to my calendar",
+        "add interest to my diary",
+        "add dentist to my diary",
     ]
     # an added word, and a list's comma (case and end punctuation aside)
     assert splice("Set reminder to water the plants.", "set a reminder to water the plants") == [
@@ -722,3 +720,21 @@ def test_the_verifiers_words_spliced_into_whispers_reading() -> None:
         assert splice(text, other) == [], text
     # the same words: nothing to splice
     assert splice("What's on my list?", "what's on my list") == []
+    # never an amount, a unit, a day or a time put in or taken out
+    en = amount_and_time_words("en")
+    assert splice("add lime juice to the list", "add one juice to the list", en) == []
+    assert splice("add tomatoes to the list", "add two tomatoes to the list", en) == []
+    assert splice("add two cans of beans", "add two packs of beans", en) == []
+    assert splice("add milk at 5pm", "add milk at five p.m.", en) == []
+    assert splice(
+        "add interest tomorrow at 3 p.m. to my calendar",
+        "add dentist tomorrow at three p.m. to my calendar",
+        en,
+    ) == ["add dentist tomorrow at 3 p.m. to my calendar"]
+    assert splice("can you add milk", "could you add milk", en) == ["could you add milk"]
+    pt = amount_and_time_words("pt")
+    assert splice("marca dentista amanhã às três", "marca dentista hoje às três", pt) == []
+    assert splice("adiciona leite", "adiciona um leite", pt) == []
+    assert splice("adiciona lente na lista", "adiciona leite na lista", pt) == [
+        "adiciona leite na lista"
+    ]
