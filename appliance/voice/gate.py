@@ -687,9 +687,20 @@ def _says_an_amount(words: Sequence[str], amounts: Collection[str]) -> bool:
 
 
 def _word_keys(words: Sequence[str]) -> list[str]:
-    """Words compared case and end punctuation aside, but for a comma: "milk, eggs" is a
-    list, "milk eggs" may be one item."""
-    return [w.lower().rstrip(".!?;:") for w in words]
+    """Words compared case and punctuation aside: a list's commas are the verifier's
+    heard pauses' to put in (``listed``), never a splice's ("rice milk" is one item)."""
+    return [w.lower().strip(",.!?;:") for w in words]
+
+
+def shares_item_words(found: Sequence[Command], other: Sequence[Command]) -> bool:
+    """True if an item of ``found`` and a different item of ``other`` have a word in
+    common ("lime juice" and "juice", "rice milk" and "milk"): one engine heard a longer
+    item than the other, which the verifier, for one it cannot hear, does."""
+    items = [
+        [item_key(i) for c in commands if isinstance(i := getattr(c, "item", None), str)]
+        for commands in (found, other)
+    ]
+    return any(a != b and set(a.split()) & set(b.split()) for a in items[0] for b in items[1])
 
 
 def spliced_readings(text: str, other: str, amounts: Collection[str] = frozenset()) -> list[str]:

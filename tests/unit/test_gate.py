@@ -18,6 +18,7 @@ from appliance.voice.gate import (
     command_key,
     decide,
     mended_words,
+    shares_item_words,
     spliced_readings,
     tells_a_time,
     with_of,
@@ -701,13 +702,14 @@ def test_the_verifiers_words_spliced_into_whispers_reading() -> None:
         "add interest to my diary",
         "add dentist to my diary",
     ]
-    # an added word, and a list's comma (case and end punctuation aside)
+    # an added word (case and punctuation aside); never a list's comma alone: those are
+    # the verifier's heard pauses' to put in ("rice milk" is one item)
     assert splice("Set reminder to water the plants.", "set a reminder to water the plants") == [
         "Set a reminder to water the plants."
     ]
-    assert splice(
-        "add milk eggs and bread to the list", "add milk, eggs and bread to the list"
-    ) == ["add milk, eggs and bread to the list"]
+    assert (
+        splice("add milk eggs and bread to the list", "add milk, eggs and bread to the list") == []
+    )
     # never a reading that leaves out what Whisper heard: a time, a "don't", a word
     for text, other in (
         (
@@ -738,3 +740,12 @@ def test_the_verifiers_words_spliced_into_whispers_reading() -> None:
     assert splice("adiciona lente na lista", "adiciona leite na lista", pt) == [
         "adiciona leite na lista"
     ]
+
+
+def test_items_that_share_a_word_are_one_heard_longer() -> None:
+    lime, juice = c.ShoppingAdd(item="lime juice"), c.ShoppingAdd(item="juice")
+    assert shares_item_words((lime,), (juice,))
+    assert shares_item_words((juice,), (c.ShoppingAdd(item="juice", quantity=1), lime))
+    assert not shares_item_words((c.ShoppingAdd(item="acres"),), (c.ShoppingAdd(item="eggs"),))
+    assert not shares_item_words((c.ShoppingAdd(item="The Eggs"),), (c.ShoppingAdd(item="egg"),))
+    assert not shares_item_words((), (juice,))
