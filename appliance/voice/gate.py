@@ -107,7 +107,8 @@ def command_key(command: Command) -> tuple[Any, ...]:
         if name == "title" and isinstance(value, str):
             values.append((name, title_key(value)))
         elif name in ("item", "subject") and isinstance(value, str):
-            values.append((name, item_key(value)))
+            # one item however its words are spaced ("corn flakes", "cornflakes")
+            values.append((name, item_key(value).replace(" ", "")))
         elif isinstance(value, dt.datetime):
             values.append((name, value.astimezone(dt.UTC).replace(second=0, microsecond=0)))
         elif isinstance(value, float):
