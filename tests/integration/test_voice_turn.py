@@ -288,11 +288,7 @@ async def test_whisper_does_not_weigh_an_item_against_another_it_knows(
     )
     turn = _turn(voice_engines, None)
     turn.start()
-    for start in range(0, len(audio), CHUNK_BYTES):
-        turn.feed(audio[start : start + CHUNK_BYTES])
-        if turn.speech_ended.is_set():
-            break
-    turn.end_of_stream()
+    await _feed_paced(turn, audio)  # up to its end of speech: the utterance Whisper weighs
     parse = voice_engines.parse("en")
     whisper = Heard("whisper", said)
     verifier = Heard("verifier", "add oatmeal to the shopping list")
