@@ -128,7 +128,8 @@ def title_key(title: str) -> str:
     return " ".join(_TITLE_SYNONYMS.get(w, w) for w in item_key(title).split())
 
 
-def _commands(result: Any) -> tuple[Command, ...]:
+def commands_of(result: Any) -> tuple[Command, ...]:
+    """The commands of a parse (``ParseResult``), none when it has none."""
     commands = tuple(getattr(result, "commands", ()) or ())
     if not commands and getattr(result, "command", None) is not None:
         commands = (result.command,)
@@ -165,7 +166,7 @@ def _a_guess(decision: GateDecision, primary: Heard, verifier: Heard | None, par
     readings = [primary.text, verifier.text if verifier is not None else ""]
     readings += [d[k] for k in ("agreed_reading", "mended_reading", "repaired_reading") if k in d]
     return any(
-        getattr(result, "ask", False) and same_commands(_commands(result), decision.commands)
+        getattr(result, "ask", False) and same_commands(commands_of(result), decision.commands)
         for result in (parse(text) for text in readings if text and text.strip())
     )
 
@@ -178,8 +179,8 @@ def _decide(
 ) -> GateDecision:
     a = parse(primary.text) if primary.usable else None
     b = parse(verifier.text) if verifier is not None and verifier.usable else None
-    a_cmds = _commands(a) if a is not None else ()
-    b_cmds = _commands(b) if b is not None else ()
+    a_cmds = commands_of(a) if a is not None else ()
+    b_cmds = commands_of(b) if b is not None else ()
     details = {
         "primary_intent": getattr(a, "intent", None),
         "verifier_intent": getattr(b, "intent", None),
@@ -285,7 +286,7 @@ def _alternative_agreeing(
         return None
     if str(getattr(a, "reason", "")) in REFUSALS:
         return None
-    if names_known_items(_commands(a), vocabulary):
+    if names_known_items(commands_of(a), vocabulary):
         return None
     readings = [*primary.alternatives, *mended_readings(primary.text, pauses)]
     return _first_giving(readings, b_cmds, parse, start=2)
@@ -301,7 +302,7 @@ def _first_giving(
         result = parse(text)
         if str(getattr(result, "reason", "")) in REFUSALS:
             return None
-        if same_commands(_commands(result), commands):
+        if same_commands(commands_of(result), commands):
             return rank, text
     return None
 
@@ -405,7 +406,7 @@ def _rival_reading(
     if not vocabulary:
         return None
     for text in primary.alternatives:
-        commands = _commands(parse(text))
+        commands = commands_of(parse(text))
         if len(commands) == len(acted) and any(
             _other_known_item(x, y, vocabulary) for x, y in zip(commands, acted, strict=True)
         ):
@@ -459,7 +460,7 @@ def _weak_commands(
         return None
     if not primary.usable or str(getattr(a, "reason", "")) in REFUSALS:
         return None
-    weak_cmds = _commands(parse(verifier.text))
+    weak_cmds = commands_of(parse(verifier.text))
     if not weak_cmds or any(c.action in READ_ONLY_ACTIONS for c in weak_cmds):
         return None
     return weak_cmds
@@ -502,7 +503,7 @@ def _weak_read(
         return None
     if getattr(a, "intent", None) is not None or str(getattr(a, "reason", "")) in REFUSALS:
         return None
-    commands = _commands(parse(verifier.text))
+    commands = commands_of(parse(verifier.text))
     if not commands or not all(c.action in READ_ONLY_ACTIONS for c in commands):
         return None
     return commands if _one_word_apart(primary.text, verifier.text) else None
@@ -533,7 +534,7 @@ def _repaired_commands(
     if not primary.usable or str(getattr(a, "reason", "")) in REFUSALS:
         return None
     for reading in repaired_readings(primary.text):
-        commands = _commands(parse(reading))
+        commands = commands_of(parse(reading))
         if commands and not any(c.action in READ_ONLY_ACTIONS for c in commands):
             return commands, reading
     return None

@@ -32,6 +32,7 @@ from appliance.voice.gate import (
     Heard,
     Parse,
     amount_and_time_words,
+    commands_of,
     decide,
     mended_words,
     names_known_items,
@@ -616,19 +617,20 @@ class VoiceTurn:
         own = parse(heard_a.text)
         if str(getattr(own, "reason", "")) in REFUSALS:
             return None
-        if names_known_items(tuple(getattr(own, "commands", ()) or ()), vocabulary):
+        own_commands = commands_of(own)
+        if names_known_items(own_commands, vocabulary):
             return None  # two items both engines know: weighing them would be a guess
-        commands = tuple(getattr(parse(heard_b.text), "commands", ()) or ())
+        commands = commands_of(parse(heard_b.text))
         if not commands or any(c.action in READ_ONLY_ACTIONS for c in commands):
             return None
-        if shares_item_words(tuple(getattr(own, "commands", ()) or ()), commands):
+        if shares_item_words(own_commands, commands):
             return None  # "lime juice" heard as "juice" by a verifier that cannot hear it
         readings = [
             text
             for text in spliced_readings(
                 heard_a.text, heard_b.text, amount_and_time_words(self.lang)
             )
-            if same_commands(tuple(getattr(parse(text), "commands", ()) or ()), commands)
+            if same_commands(commands_of(parse(text)), commands)
         ][:_MAX_WEIGHED]
         if not readings:
             return None
