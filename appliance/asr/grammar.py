@@ -489,6 +489,7 @@ EXTRA_PRONUNCIATIONS: Mapping[str, str] = {
     "nectarines": "N EH K T ER IY N Z",
     "nutella": "N UW T EH L AH",
     "pesto": "P EH S T OW",
+    "ramen": "R AA M AH N",
     "rhasspy": "R AE S P IY",
     "shallots": "SH AE L AH T S",
     "sriracha": "S ER AA CH AH",
@@ -524,6 +525,15 @@ def _read_cmudict() -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:
 def cmudict() -> Mapping[str, str]:
     """Word -> phones of PocketSphinx's bundled US English dictionary (first variant)."""
     return _read_cmudict()[0]
+
+
+def pronunciation(word: str, lang: str) -> str | None:
+    """The phones of an English ``word`` ("pears": "P EH R Z"), None when it has none
+    here, or for another language (whose spellings rarely share a sound)."""
+    if lang != "en":
+        return None
+    word = word.lower()
+    return EXTRA_PRONUNCIATIONS.get(word) or cmudict().get(word)
 
 
 def cmudict_variants() -> Mapping[str, tuple[str, ...]]:
@@ -1096,13 +1106,17 @@ def _renamed(node: Node, old: str, new: str) -> Node:
 # 20 dB): commands with a closing word went from 30 to 45 of 60 right, commands without
 # one stayed at 84 of 132, chatter read as a command stayed at 8 of 84, and fewer
 # utterances ended in no sentence (2 against 7). A longer tail of fillers ("for me,
-# thanks") did make noisy commands end in no sentence.
+# thanks") did make noisy commands end in no sentence, and "too" or "as well" after any
+# command made the verifier lose "a kilo of rice" (espeak-ng's voice) in its search.
 CLOSING_WORDS: dict[str, tuple[str, ...]] = {
     "en": ("please", "thanks", "thank you"),
     "pt": ("por favor", "obrigado", "obrigada"),
 }
 _HESITATIONS = frozenset({"uh", "uhh", "uhm", "um", "umm", "er", "erm", "hmm", "ahn", "hum"})
 _NOT_A_START = frozenset({"yes", "yeah", "no", "sim", "não", "nao"})  # answers, not commands
+# "and" sounds like "add": with a leading "and" in its grammar, the verifier heard "add a
+# dozen eggs" as "and add pens and eggs". The parser still drops it.
+_SOUNDS_LIKE_A_VERB = frozenset({"and", "oh and", "and also"})
 
 
 def _polite_start(lang: str) -> Node:
@@ -1119,7 +1133,7 @@ def _polite_start(lang: str) -> Node:
 
     leading = phrases(
         (*fillers.get("leading", ()), *raw["negation"].get("exempt", ())),
-        _HESITATIONS | _NOT_A_START,
+        _HESITATIONS | _NOT_A_START | _SOUNDS_LIKE_A_VERB,
     )
     anywhere = phrases(fillers.get("anywhere", ()), _HESITATIONS)
     return Alt((Seq((Alt(leading), Alt(anywhere, optional=True))), Alt(anywhere)))

@@ -33,16 +33,20 @@ def is_negated(folded: str, lexicon: Lexicon) -> bool:
     return False
 
 
-def prepare(text: str, lexicon: Lexicon) -> Utterance | str:
-    """The utterance to match, or the reason there is none (``"empty"``/``"negated"``)."""
+def prepare(text: str, lexicon: Lexicon, *, negated: bool = False) -> Utterance | str:
+    """The utterance to match, or the reason there is none (``"empty"``/``"negated"``).
+
+    ``negated``: the utterance of a request the negation gate refused, to match against
+    the few sentences that say a negation themselves ("we don't need bread anymore");
+    "empty" for one it lets through."""
     original = unicodedata.normalize("NFC", text)
     folded = blank_punctuation(fold(original))
     if not any(c.isalnum() for c in folded):
         return EMPTY
     if lexicon.negation.exempt is not None:
         folded = lexicon.negation.exempt.sub(_blank, folded)
-    if is_negated(folded, lexicon):
-        return NEGATED
+    if is_negated(folded, lexicon) != negated:
+        return EMPTY if negated else NEGATED
     folded = lexicon.fillers.blank(folded)
     if not any(c.isalnum() for c in folded):
         return EMPTY

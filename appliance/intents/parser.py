@@ -5,18 +5,19 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from zoneinfo import ZoneInfo
 
 from hassil import Intents
 
 from appliance.intents.dateparse import DateparserFallback
 from appliance.intents.dates import DateGrammar
-from appliance.intents.gate import prepare
+from appliance.intents.gate import NEGATED, prepare
 from appliance.intents.handlers import HANDLERS, Context, Outcome, Reason, statement_command
 from appliance.intents.lexicon import LANGUAGES, Lexicon, load_lexicon
 from appliance.intents.matching import Candidate, match
 from appliance.intents.templates import TemplateSet, load_templates
+from appliance.intents.text import Utterance
 from appliance.protocol.commands import Command
 
 _LOGGER = logging.getLogger(__name__)
@@ -41,6 +42,9 @@ class ParseResult:
     ask: bool = False
     """The reading is a guess ("add dentist on friday": the agenda, though no agenda was
     named): propose the commands, never run them unasked."""
+    negated: bool = False
+    """Said with a negation ("we don't need bread anymore"): asked, and no other reading
+    of the words may stand in for it."""
 
 
 @dataclass(frozen=True)
@@ -126,9 +130,28 @@ class IntentParser:
         if statement is not None:
             return ParseResult(statement, statement.action, None, None, (statement,))
         utterance = prepare(text, language.lexicon)
+        if utterance == NEGATED:
+            return self._parse_negated(text, language, now)
         if isinstance(utterance, str):
             return ParseResult(None, None, utterance)
-        candidates = match(language.templates.matcher, utterance)
+        return self._match(language.templates.matcher, utterance, language, now)
+
+    def _parse_negated(self, text: str, language: _Language, now: dt.datetime) -> ParseResult:
+        """A request said with a negation: refused, unless it is one of the sentences
+        that say one themselves ("we don't need bread anymore"), always only asked."""
+        negated_matcher = language.templates.negated_matcher
+        utterance = prepare(text, language.lexicon, negated=True)
+        if negated_matcher is None or isinstance(utterance, str):
+            return ParseResult(None, None, NEGATED)
+        result = self._match(negated_matcher, utterance, language, now)
+        if not result.commands:
+            return ParseResult(None, None, NEGATED)
+        return replace(result, ask=True, negated=True)
+
+    def _match(
+        self, matcher: Intents, utterance: Utterance, language: _Language, now: dt.datetime
+    ) -> ParseResult:
+        candidates = match(matcher, utterance)
         failure: tuple[Candidate, Outcome] | None = None
         for candidate in candidates:
             context = Context(

@@ -53,6 +53,9 @@ class TemplateSet:
     intents: Intents
     matcher: Intents
     written: Mapping[str, str]  # folded sentence template -> as written
+    negated_matcher: Intents | None = None
+    """The blocks marked ``negated: true`` ("we don't need {item} anymore"), matched only
+    against a request the negation gate refused, never with the others."""
 
     def as_written(self, folded_sentence: str | None) -> str | None:
         """The template as written in the YAML file, for diagnostics."""
@@ -144,13 +147,27 @@ def load_templates(lang: str) -> TemplateSet:
         for block in intent["data"]
         for sentence in block["sentences"]
     }
+    plain, negated = _split_negated(source)
     return TemplateSet(
         language=lang,
         source=source,
         intents=Intents.from_dict(source),
-        matcher=Intents.from_dict(_folded(source)),
+        matcher=Intents.from_dict(_folded(plain)),
         written=written,
+        negated_matcher=Intents.from_dict(_folded(negated)) if negated["intents"] else None,
     )
+
+
+def _split_negated(source: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``source`` without its blocks marked ``negated: true``, and with only them."""
+    plain, negated = dict(source), dict(source)
+    plain["intents"], negated["intents"] = {}, {}
+    for intent, spec in source.get("intents", {}).items():
+        for block in spec["data"]:
+            said_negated = bool((block.get("metadata") or {}).get("negated"))
+            target = negated if said_negated else plain
+            target["intents"].setdefault(intent, {**spec, "data": []})["data"].append(block)
+    return plain, negated
 
 
 def templates(lang: str) -> Intents:

@@ -244,6 +244,8 @@ def samples(now: dt.datetime, names: Names = ENGLISH) -> dict[str, Receipt]:
         "invalid_payload": receipt("shopping.add", "rejected",
                                    "invalid_payload: quantity: must be > 0"),
         "not_understood": receipt(None, "rejected", "not_understood: negated"),
+        # a voice turn's "don't add milk": refused by the gate, as asked
+        "called_off": receipt(None, "rejected", "negated"),
         "unsupported_language": receipt(None, "rejected", "unsupported_language"),
         "unknown_action": receipt(None, "rejected", "unknown_action"),
     }  # fmt: skip

@@ -243,6 +243,10 @@ TEMPLATES: dict[Key, T] = {
     (ANY, "rejected", "database_error", ANY): T(
         "Sorry, something went wrong with the database; nothing was changed.",
         "Desculpe, deu um erro no banco de dados; nada foi alterado."),
+    # "don't add milk", "we don't need bread anymore": called off, as asked
+    (ANY, "rejected", "negated", ANY): T(
+        "Okay, I didn't change anything.",
+        "Tudo bem, não mudei nada."),
     (ANY, "rejected", "not_understood", ANY): T(
         "Sorry, I didn't understand that; nothing was changed.",
         "Desculpe, não entendi; nada foi alterado."),

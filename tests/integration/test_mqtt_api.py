@@ -151,6 +151,10 @@ async def test_text_command_goes_through_the_intent_parser(
         assert (asked["action"], asked["status"], asked["details"]["item"]) == (
             "shopping.list", "success", "milk",
         )  # fmt: skip
+        # no longer wanted, said with a negation: asked, the item stays
+        unneeded = await ha.command("text", {"text": "we don't need bananas anymore"})
+        assert (unneeded["status"], unneeded["action"]) == ("needs_confirmation", "shopping.remove")
+        assert unneeded["details"]["proposal"][0]["item"] == "bananas"
         listing = await ha.command("shopping.list", {})
         assert [i["name"] for i in listing["items"]] == ["milk", "bananas"]
         # emptying the whole list: asked when typed, done when commanded

@@ -575,6 +575,9 @@ def test_now_is_read_in_the_parser_time_zone() -> None:
         ("when is my next meeting", AgendaNext()),
         ("what's next on my calendar", AgendaNext()),
         ("what's up next", AgendaNext()),
+        ("what time is my next appointment", AgendaNext()),
+        ("what time is my appointment tomorrow", AgendaList(range="tomorrow")),
+        ("when is the meeting on Friday", AgendaList(range="day", day=dt.date(2026, 12, 4))),
     ],
 )
 def test_agenda_reads(text: str, expected: Command) -> None:

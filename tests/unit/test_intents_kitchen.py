@@ -31,7 +31,17 @@ def parser() -> IntentParser:
         ("out of eggs", "en", "eggs"),
         ("running low on sugar", "en", "sugar"),
         ("need to buy batteries", "en", "batteries"),
+        # one request after another, or said with a doubt
+        ("oh, and add carrots", "en", "carrots"),
+        ("also add onions", "en", "onions"),
+        ("I think we need more eggs", "en", "eggs"),
+        ("add eggs to shopping", "en", "eggs"),
+        ("add carrots too", "en", "carrots"),
+        ("put onions on the list as well", "en", "onions"),
+        ("don't let me forget to buy milk", "en", "milk"),
         ("preciso de pão", "pt", "pão"),
+        ("ah, e coloca cenoura na lista", "pt", "cenoura"),
+        ("acho que precisamos de ovos", "pt", "ovos"),
         ("a gente precisa de café", "pt", "café"),
     ],
 )
@@ -46,12 +56,50 @@ def test_needs_are_additions(parser: IntentParser, text: str, lang: str, item: s
         ("I need to call mom", "en"),
         ("need to call mom", "en"),
         ("don't need milk", "en"),
+        ("I don't think we need milk", "en"),
+        ("don't let me add milk", "en"),
+        ("and milk", "en"),
         ("not out of milk", "en"),
         ("não preciso de pão", "pt"),
     ],
 )
 def test_not_additions(parser: IntentParser, text: str, lang: str) -> None:
     assert parser.parse(text, lang=lang).commands == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "item", "negated"),
+    [
+        ("we don't need bread anymore", "en", "bread", True),
+        ("I don't need milk on the list any more", "en", "milk", True),
+        ("we no longer need eggs", "en", "eggs", True),
+        ("we already have milk", "en", "milk", False),
+        ("we've got butter already", "en", "butter", False),
+        ("a gente não precisa mais de leite", "pt", "leite", True),
+        ("já temos arroz", "pt", "arroz", False),
+    ],
+)
+def test_what_is_no_longer_needed_is_a_removal_only_asked(
+    parser: IntentParser, text: str, lang: str, item: str, negated: bool
+) -> None:
+    result = parser.parse(text, lang=lang)
+    assert result.commands == (c.ShoppingRemove(item=item),)
+    assert result.ask and result.negated == negated
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "we don't need milk",  # a correction as likely as a wish: refused
+        "I don't think we need milk anymore",
+        "we don't need bread anymore and add milk",
+        "we don't need anything anymore",
+        "don't remove the milk",
+        "we already have milk on the list",
+    ],
+)
+def test_other_negations_stay_refused(parser: IntentParser, text: str) -> None:
+    assert parser.parse(text, lang="en").commands == ()
 
 
 @pytest.mark.parametrize(

@@ -63,6 +63,7 @@ EXPECTED_EN = {
     "move_confirm": "Did you want to move the dentist to Friday at 4 PM?",
     "agenda_remove_missing": "I couldn't find that event on your agenda.",
     "not_understood": "Sorry, I didn't understand that; nothing was changed.",
+    "called_off": "Okay, I didn't change anything.",
 }
 EXPECTED_PT = {
     "add": "Adicionei 2 litros de leite à lista de compras.",
@@ -96,6 +97,7 @@ EXPECTED_PT = {
     "move_ambiguous": "Há dois compromissos chamados dentista; de qual dia?",
     "agenda_add_far": "Anotei o dentista na agenda para 20 de dezembro às 16h.",
     "next_none": "Você não tem nenhum compromisso marcado.",
+    "called_off": "Tudo bem, não mudei nada.",
 }
 
 
