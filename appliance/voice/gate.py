@@ -55,6 +55,15 @@ from appliance.protocol.commands import READ_ONLY_ACTIONS, Command
 
 Decision = Literal["act", "confirm", "reject", "read", "chat", "none"]
 REFUSALS = frozenset({"negated", "unknown_list"})
+
+
+def said_no(result: Any) -> bool:
+    """True if a parse (``ParseResult``) was refused (``REFUSALS``: "don't add milk"),
+    or said a negation itself ("we don't need bread anymore", only ever asked): a
+    reading that leaves the "don't" out must never stand in for it."""
+    return str(getattr(result, "reason", "")) in REFUSALS or bool(getattr(result, "negated", False))
+
+
 WEAK = "weak"
 """``Heard.rejected`` of a verifier transcript that may only confirm (``REJECT_WEAK``)."""
 
@@ -71,7 +80,9 @@ class Heard:
     text: str
     rejected: str | None = None
     alternatives: tuple[str, ...] = ()
-    """Other readings this engine found almost as likely, best first."""
+    """Other readings this engine found almost as likely, best first (for Whisper, last,
+    its best reading with the verifier's spelling of a word that sounds the same:
+    ``respelled``)."""
     pauses: tuple[tuple[str, str], ...] = ()
     """The words on either side of each pause this engine heard between the items of a
     list ("milk", "eggs" in "milk, eggs and bread")."""
@@ -284,11 +295,18 @@ def _alternative_agreeing(
         return None
     if any(c.action in READ_ONLY_ACTIONS for c in b_cmds):
         return None
-    if str(getattr(a, "reason", "")) in REFUSALS:
+    if said_no(a):
         return None
     if names_known_items(commands_of(a), vocabulary):
         return None
-    readings = [*primary.alternatives, *mended_readings(primary.text, pauses)]
+    # "turkey bacon" heard as "bacon" by a verifier that cannot hear it: a reading of
+    # Whisper's beam that leaves "turkey" out is no confirmation (its small words
+    # mended, "add free apples" for "three apples", still are). A list Whisper wrote
+    # without its commas ("apples two pears") is read with them where the verifier
+    # paused.
+    listing = commands_of(parse(listed(primary.text, pauses))) if pauses else commands_of(a)
+    beam = () if holds_other_items(listing, b_cmds) else primary.alternatives
+    readings = [*beam, *mended_readings(primary.text, pauses)]
     return _first_giving(readings, b_cmds, parse, start=2)
 
 
@@ -300,7 +318,7 @@ def _first_giving(
     refused (a negation must never be skipped)."""
     for rank, text in enumerate(readings, start=start):
         result = parse(text)
-        if str(getattr(result, "reason", "")) in REFUSALS:
+        if said_no(result):
             return None
         if same_commands(commands_of(result), commands):
             return rank, text
@@ -458,7 +476,7 @@ def _weak_commands(
     when A heard nothing usable or refused."""
     if verifier is None or verifier.rejected != WEAK or not verifier.text.strip():
         return None
-    if not primary.usable or str(getattr(a, "reason", "")) in REFUSALS:
+    if not primary.usable or said_no(a):
         return None
     weak_cmds = commands_of(parse(verifier.text))
     if not weak_cmds or any(c.action in READ_ONLY_ACTIONS for c in weak_cmds):
@@ -501,7 +519,7 @@ def _weak_read(
     close enough to be the same request. None for anything else."""
     if verifier is None or verifier.rejected != WEAK or not primary.usable:
         return None
-    if getattr(a, "intent", None) is not None or str(getattr(a, "reason", "")) in REFUSALS:
+    if getattr(a, "intent", None) is not None or said_no(a):
         return None
     commands = commands_of(parse(verifier.text))
     if not commands or not all(c.action in READ_ONLY_ACTIONS for c in commands):
@@ -531,7 +549,7 @@ def _repaired_commands(
     "add" or "put" repaired, and that reading; None if there are none or A's reading
     was refused. Never acted on alone: only with a verifier's same commands, or
     proposed in a question."""
-    if not primary.usable or str(getattr(a, "reason", "")) in REFUSALS:
+    if not primary.usable or said_no(a):
         return None
     for reading in repaired_readings(primary.text):
         commands = commands_of(parse(reading))
@@ -575,6 +593,33 @@ _UNIT_ON = re.compile(rf"\b({'|'.join(_UNITS)}) (?:on|in)\b", re.I)
 _FREE = re.compile(r"\b(add|and|put|buy|get|need|at) free(?= \w)", re.I)
 _REMINDED = re.compile(r"^reminded(?= me\b)", re.I)
 _TARGET_AFTER = re.compile(r"\b(to|on|onto)\b.*\b(list|calendar|agenda)\b", re.I)
+
+
+def respelled(
+    text: str, commands: Sequence[Command], sounds: Callable[[str], str | None]
+) -> str | None:
+    """``text`` with each of its words that an item of ``commands`` spells otherwise
+    for the very same sound (``sounds``: a word's phones) spelled as the item does:
+    "add two pairs" with the verifier's "pears" gives "add two pears". Whisper writes
+    the likelier word of a pair it cannot hear apart ("flower" for "flour"); the
+    verifier writes the item its grammar knows. Only item words: "two" is never "to".
+    None when no word changes."""
+    theirs: dict[str, list[str]] = {}
+    items = (i for c in commands if isinstance(i := getattr(c, "item", None), str))
+    for word in {w.lower() for item in items for w in item.split()}:
+        phones = sounds(word)
+        if phones:
+            theirs.setdefault(phones, []).append(word)
+    changed = False
+    words = text.split()
+    for index, word in enumerate(words):
+        bare = word.strip(",.!?;:")
+        phones = sounds(bare.lower()) if bare else None
+        same = theirs.get(phones, []) if phones else []
+        if len(same) == 1 and same[0] != bare.lower():
+            words[index] = word.replace(bare, same[0])
+            changed = True
+    return " ".join(words) if changed else None
 
 
 def listed(text: str, pauses: Sequence[tuple[str, str]]) -> str:
@@ -703,6 +748,30 @@ def shares_item_words(found: Sequence[Command], other: Sequence[Command]) -> boo
         for commands in (found, other)
     ]
     return any(a != b and set(a.split()) & set(b.split()) for a in items[0] for b in items[1])
+
+
+def holds_other_items(found: Sequence[Command], other: Sequence[Command]) -> bool:
+    """True if an item of ``found`` says every word of a different, shorter item of
+    ``other``, give or take an ending ("turkey bacon" and "bacon", "iced tea" and
+    "ice"): a verifier that cannot hear the longer item hears the part it knows, and a
+    reading of Whisper's that leaves the rest out would agree with it."""
+
+    def said(word: str, words: Sequence[str]) -> bool:
+        return any(
+            w == word or (min(len(w), len(word)) >= 3 and abs(len(w) - len(word)) <= 2
+                          and (w.startswith(word) or word.startswith(w)))
+            for w in words
+        )  # fmt: skip
+
+    items = [
+        [item_key(i) for c in commands if isinstance(i := getattr(c, "item", None), str)]
+        for commands in (found, other)
+    ]
+    return any(
+        len(a.split()) > len(b.split()) and all(said(w, a.split()) for w in b.split())
+        for a in items[0]
+        for b in items[1]
+    )
 
 
 def spliced_readings(text: str, other: str, amounts: Collection[str] = frozenset()) -> list[str]:

@@ -23,10 +23,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from appliance.actions.service import ActionService, Request, Result
+from appliance.asr.grammar import pronunciation
 from appliance.protocol.commands import READ_ONLY_ACTIONS, Command
 from appliance.protocol.receipts import Receipt, Source
 from appliance.voice.gate import (
-    REFUSALS,
     WEAK,
     GateDecision,
     Heard,
@@ -34,9 +34,12 @@ from appliance.voice.gate import (
     amount_and_time_words,
     commands_of,
     decide,
+    listed,
     mended_words,
     names_known_items,
     repaired_readings,
+    respelled,
+    said_no,
     same_commands,
     shares_item_words,
     spliced_readings,
@@ -475,6 +478,7 @@ class VoiceTurn:
         # The gate and the second opinion read the same texts (best readings, beam
         # alternatives) more than once: parse each once per turn.
         parse = functools.lru_cache(maxsize=64)(self.engines.parse(self.lang))
+        heard_a = self._with_respelling(heard_a, heard_b, parse)
         vocabulary = self._verifier.vocabulary if self._verifier is not None else frozenset()
         gate = decide(heard_a, heard_b, parse, vocabulary)
         transcripts = {"whisper": heard_a.text, "verifier": heard_b.text if heard_b else ""}
@@ -485,7 +489,7 @@ class VoiceTurn:
             look := await self._whisper_look(gate, heard_a, heard_b, parse, vocabulary)
         ) is not None:
             gate, transcripts["whisper_look"] = look
-        elif self._wants_second_opinion(gate, heard_b, parse, vocabulary):
+        elif self._wants_second_opinion(gate, heard_a, heard_b, parse, vocabulary):
             second = await self._second_opinion(heard_b, parse, vocabulary)
             if second is not None:
                 gate, transcripts["whisper_second"] = second
@@ -512,6 +516,24 @@ class VoiceTurn:
         return TurnResult(
             transcripts, gate.decision, gate, receipts, speech, dict(self.milestones.marks)
         )
+
+    def _with_respelling(self, heard_a: Heard, heard_b: Heard | None, parse: Any) -> Heard:
+        """``heard_a`` with one more reading last among its alternatives: its best, with
+        each word the verifier's items spell otherwise for the same sound spelled as
+        they do ("two pairs" for "two pears", ``respelled``), and a comma where the
+        verifier paused in a list. Whisper cannot hear such words apart any more than
+        anyone can, and writes the likelier; the gate's rules for an alternative
+        reading still apply to it (never over a refusal, never to trade one item the
+        verifier knows for another)."""
+        if heard_b is None or not heard_b.usable or not heard_a.usable:
+            return heard_a
+        commands = commands_of(parse(heard_b.text))
+        sounds = functools.partial(pronunciation, lang=self.lang)
+        reading = respelled(heard_a.text, commands, sounds) if commands else None
+        if reading is None:
+            return heard_a
+        reading = listed(reading, heard_b.pauses)
+        return replace(heard_a, alternatives=(*heard_a.alternatives, reading))
 
     async def _keep(self, question: str, answer: str) -> None:
         """The turn in the speaker's diary (memory on, not a dry run)."""
@@ -615,7 +637,7 @@ class VoiceTurn:
         if not heard_a.usable:
             return None
         own = parse(heard_a.text)
-        if str(getattr(own, "reason", "")) in REFUSALS:
+        if said_no(own):
             return None
         own_commands = commands_of(own)
         if names_known_items(own_commands, vocabulary):
@@ -651,7 +673,12 @@ class VoiceTurn:
         return replace(second, reason="whisper_look", details=details), reading
 
     def _wants_second_opinion(
-        self, gate: GateDecision, heard_b: Heard | None, parse: Any, vocabulary: frozenset[str]
+        self,
+        gate: GateDecision,
+        heard_a: Heard,
+        heard_b: Heard | None,
+        parse: Any,
+        vocabulary: frozenset[str],
     ) -> bool:
         """The verifier, sure of itself, heard a change that Whisper's reading did not
         confirm (never after a refusal: a second reading must not skip a "don't").
@@ -667,8 +694,8 @@ class VoiceTurn:
         finds unusual (espeak-ng's) is what makes it unsure, not sounds around it."""
         if gate.decision not in ("confirm", "chat") or heard_b is None:
             return False
-        if not heard_b.text.strip():
-            return False
+        if not heard_b.text.strip() or (heard_a.usable and said_no(parse(heard_a.text))):
+            return False  # "we don't need bread anymore": asked, never read otherwise
         commands = getattr(parse(heard_b.text), "commands", ()) or ()
         if heard_b.rejected == WEAK and heard_b.quiet:
             if names_known_items(gate.commands, vocabulary) and not same_commands(

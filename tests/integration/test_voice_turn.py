@@ -272,6 +272,25 @@ async def test_whisper_weighs_the_words_a_sure_verifier_heard(
     assert "whisper_look" not in asked.transcripts
 
 
+async def test_a_word_whisper_spells_otherwise_for_the_same_sound_agrees(
+    voice_engines: Engines, settings: Settings, database: Database
+) -> None:
+    """Piper's voice (deterministic): tiny.en writes "two pairs" for "two pears", which
+    sound the same, and leaves out the list's commas; the verifier hears "pears" and
+    pauses after "apples". Whisper's reading spelled as the verifier's items are, with
+    the pause's comma, agrees: the turn adds the three items instead of asking."""
+    said = "add four apples, two pears and a melon to the list"
+    audio = speech.pad(speech.piper(said, **speech.FIXED), 300, 1500)
+    result = await _fresh_verifier_turn(voice_engines, settings, database, audio)
+    transcripts = result.transcripts
+    assert "pairs" in transcripts["whisper"].lower(), transcripts
+    assert result.decision == "act", transcripts
+    assert result.gate is not None and result.gate.reason == "alternative"
+    assert "pears" in result.gate.details["agreed_reading"]
+    items = [(i.name, i.quantity) for r in result.receipts for i in r.items]
+    assert items == [("apples", 4), ("pears", 2), ("melon", None)]
+
+
 async def test_whisper_does_not_weigh_an_item_against_another_it_knows(
     voice_engines: Engines,
 ) -> None:
@@ -321,26 +340,32 @@ async def test_only_a_sure_verifier_gets_a_second_opinion(voice_engines: Engines
         verifier = Heard("verifier", "add oatmeal to the shopping list", rejected)
         gate = decide(whisper, verifier, parse, vocabulary)
         assert gate.decision in ("confirm", "chat"), gate
-        asked = turn._wants_second_opinion(gate, verifier, parse, vocabulary)
+        asked = turn._wants_second_opinion(gate, whisper, verifier, parse, vocabulary)
         assert asked is wanted, rejected
     # In silence, a weak verifier is unsure of the voice, not of sounds around it.
     for rejected, wanted in (("weak", True), ("low_confidence", False)):
         verifier = Heard("verifier", "add oatmeal to the shopping list", rejected, quiet=True)
         gate = decide(whisper, verifier, parse, vocabulary)
-        assert turn._wants_second_opinion(gate, verifier, parse, vocabulary) is wanted
+        assert turn._wants_second_opinion(gate, whisper, verifier, parse, vocabulary) is wanted
     # tiny.en heard a known item, the verifier another: two items, no tie-breaker
     known = Heard("whisper", "add oat milk to the shopping list")
     for rejected in (None, "weak"):
         verifier = Heard("verifier", "add oatmeal to the shopping list", rejected, quiet=True)
         gate = decide(known, verifier, parse, vocabulary)
         assert gate.decision == "confirm"
-        assert not turn._wants_second_opinion(gate, verifier, parse, vocabulary), rejected
-    assert turn._wants_second_opinion(gate, verifier, parse, frozenset())
+        assert not turn._wants_second_opinion(gate, known, verifier, parse, vocabulary), rejected
+    assert turn._wants_second_opinion(gate, known, verifier, parse, frozenset())
     # both heard "oatmeal", Whisper's beam also "oat milk": the turn asks the user
     doubted = Heard("whisper", verifier.text, alternatives=("add oat milk to the shopping list",))
     gate = decide(doubted, verifier, parse, vocabulary)
     assert gate.reason == "rival_item"
-    assert not turn._wants_second_opinion(gate, verifier, parse, vocabulary)
+    assert not turn._wants_second_opinion(gate, doubted, verifier, parse, vocabulary)
+    # "we don't need oat milk anymore": asked, never read without its "don't"
+    unneeded = Heard("whisper", "we don't need oat milk anymore")
+    verifier = Heard("verifier", "we need oatmeal")
+    gate = decide(unneeded, verifier, parse, frozenset())
+    assert gate.decision == "confirm"
+    assert not turn._wants_second_opinion(gate, unneeded, verifier, parse, frozenset())
     await turn.close()
 
 

@@ -17,7 +17,9 @@ from appliance.voice.gate import (
     amount_and_time_words,
     command_key,
     decide,
+    holds_other_items,
     mended_words,
+    respelled,
     shares_item_words,
     spliced_readings,
     tells_a_time,
@@ -268,6 +270,77 @@ def test_alternatives_never_override_a_refusal_or_another_item(
 ) -> None:
     result = gate(parser, a, "add milk to the shopping list", alternatives=alternatives)
     assert result.decision != "act"
+
+
+def test_a_removal_said_with_a_negation_is_asked_and_never_read_without_it(
+    parser: IntentParser,
+) -> None:
+    """ "we don't need bread anymore": asked, whatever the verifier heard; a reading of
+    Whisper's beam without the "don't" never agrees with the verifier's "we need bread"."""
+    said = "we don't need bread anymore"
+    for verifier in ("we need bread", "add bread to the list", ""):
+        result = gate(parser, said, verifier, alternatives=["we need bread"])
+        assert result.decision == "confirm", verifier
+        assert result.commands == (c.ShoppingRemove(item="bread"),)
+    unknown = gate(parser, "we don't need kale chips anymore", "we need kale and chips",
+                   alternatives=["we need kale and chips"])  # fmt: skip
+    assert unknown.decision == "confirm"
+    assert unknown.commands == (c.ShoppingRemove(item="kale chips"),)
+
+
+def test_words_that_sound_the_same_take_the_verifiers_spelling_of_its_items() -> None:
+    from appliance.asr.grammar import pronunciation
+
+    def sounds(word: str) -> str | None:
+        return pronunciation(word, "en")
+
+    pears = (c.ShoppingAdd(item="apples", quantity=4), c.ShoppingAdd(item="pears", quantity=2))
+    assert respelled("Add four apples two pairs.", pears, sounds) == "Add four apples two pears."
+    flour = (c.ShoppingAdd(item="flour"),)
+    assert respelled("add flower to the list", flour, sounds) == "add flour to the list"
+    # only item words: "two" is never spelled "to", nor another word of other sounds
+    assert respelled("add two liters of milk", (c.ShoppingAdd(item="milk"),), sounds) is None
+    assert respelled("add bread", flour, sounds) is None
+    assert respelled("add pairs", pears, lambda w: None) is None  # no pronunciations (pt)
+
+
+def test_a_list_without_its_commas_is_not_one_longer_item(parser: IntentParser) -> None:
+    """Whisper's "apples two pears" (no commas) is read as the verifier paused, so its
+    beam may still agree: not one item "apples two pears" the verifier cannot hear."""
+    said = "add four apples, two pears and a melon to the list"
+    result = gate(
+        parser, "add four apples two pears and a melon to the list", said,
+        pauses=(("apples", "two"),), alternatives=[said],
+    )  # fmt: skip
+    assert result.decision == "act" and len(result.commands) == 3
+    unpaused = gate(parser, "add four apples two pears and a melon to the list", said,
+                    alternatives=[said])  # fmt: skip
+    assert unpaused.decision == "confirm"
+
+
+def test_an_alternative_never_leaves_out_part_of_an_item_the_verifier_cannot_hear(
+    parser: IntentParser,
+) -> None:
+    """ "turkey bacon", which the verifier cannot hear, heard by it as "bacon": Whisper's
+    beam reading without "turkey" does not confirm it. Its small words mended still do
+    ("add free apples" for "three apples")."""
+    for said, part, dropped in (
+        ("add turkey bacon to the list", "add bacon to the list", c.ShoppingAdd(item="bacon")),
+        ("add iced tea to the list", "add ice to the list", c.ShoppingAdd(item="ice")),
+        ("add kale chips to the list", "add kale and chips to the list", None),
+    ):
+        result = gate(parser, said, part, alternatives=[part])
+        assert result.decision == "confirm", said
+        assert dropped not in result.commands
+    longer, shorter = c.ShoppingAdd(item="Iced Tea"), c.ShoppingAdd(item="ice", quantity=2)
+    assert holds_other_items((longer,), (shorter,))
+    assert not holds_other_items((shorter,), (longer,))
+    assert not holds_other_items(
+        (c.ShoppingAdd(item="adult milk"),), (c.ShoppingAdd(item="oat milk"),)
+    )
+    three = gate(parser, "add free apples to my list", "add three apples to my list",
+                 alternatives=["add apples to my list"])  # fmt: skip
+    assert three.decision == "act" and three.commands == (c.ShoppingAdd(item="apples", quantity=3),)
 
 
 def test_an_alternative_never_swaps_one_known_item_for_another(parser: IntentParser) -> None:
