@@ -136,6 +136,8 @@ def test_outputs_parse_like_the_text_commands(parser: IntentParser) -> None:
         (pt, "marca dentista amanhã às quinze horas na agenda", "agenda.add"),
         (pt, "adiciona dois litros de leite na lista", "shopping.add"),
         (pt, "o que tem na agenda amanhã", "agenda.list"),
+        (pt, "tá acabando o açúcar", "shopping.add"),
+        (pt, "também coloca banana na lista", "shopping.add"),
     ]
     for grammar, text, intent in cases:
         assert grammar.accepts(text), text

@@ -42,6 +42,9 @@ def parser() -> IntentParser:
         ("preciso de pão", "pt", "pão"),
         ("ah, e coloca cenoura na lista", "pt", "cenoura"),
         ("acho que precisamos de ovos", "pt", "ovos"),
+        ("também coloca banana", "pt", "banana"),
+        ("tá acabando o açúcar", "pt", "açúcar"),
+        ("a gente precisa de sabão", "pt", "sabão"),
         ("a gente precisa de café", "pt", "café"),
     ],
 )
