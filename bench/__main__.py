@@ -13,7 +13,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench import answers, commands, load, memory, satellite, soak, startup, voice, voice_pt
+from bench import (
+    answers,
+    commands,
+    load,
+    memory,
+    satellite,
+    soak,
+    startup,
+    voice,
+    voice_phrasings,
+    voice_pt,
+)
 
 RESULTS = Path(__file__).resolve().parent / "results"
 BENCHMARKS: dict[str, Callable[[], dict[str, Any]]] = {
@@ -26,6 +37,7 @@ BENCHMARKS: dict[str, Callable[[], dict[str, Any]]] = {
     "startup": startup.run,
     "voice": voice.run,
     "voice_pt": voice_pt.run,
+    "voice_phrasings": voice_phrasings.run,
 }
 
 ON_REQUEST = frozenset({"soak"})

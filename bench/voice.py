@@ -160,6 +160,8 @@ async def _run(
     limit: int | None,
     voices: tuple[str, ...] = tuple(VOICES),
     conditions: tuple[str, ...] = tuple(CONDITIONS),
+    commands: Sequence[str] = COMMANDS,
+    not_commands: Sequence[str] = NOT_COMMANDS,
 ) -> dict[str, Any]:
     from appliance.actions.service import ActionService
     from appliance.node import open_database
@@ -181,7 +183,7 @@ async def _run(
         engines = await asyncio.to_thread(load_engines, settings)
         load_s = time.perf_counter() - started
         rss_loaded = _rss_mb()
-        cases = [(t, True) for t in COMMANDS] + [(t, False) for t in NOT_COMMANDS]
+        cases = [(t, True) for t in commands] + [(t, False) for t in not_commands]
         counts: Counter[str] = Counter()
         failures: list[dict[str, Any]] = []
         async with open_database(settings) as db:

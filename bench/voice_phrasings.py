@@ -1,0 +1,136 @@
+"""Voice turns on phrasings and items beyond ``voice``'s own commands.
+
+``voice`` measures a fixed set of commands in many voices and conditions, and the
+grammar and gate have been tuned on it. This one measures how the turn carries over to
+other ways of saying things to a kitchen assistant ("oh, and add carrots", "we're
+running low on olive oil", "add four apples, two pears and a melon to the list") and
+near misses ("set a timer for ten minutes", "I don't need milk"), in clean speech
+(Piper, two flite voices, espeak-ng); and what it does with items the verifier cannot
+hear ("turkey bacon", "fish sauce"): it must never act on another item, and asks.
+
+Reported as ``voice`` does, for each part: commands accepted, wrong actions, the
+same for Whisper alone, and the failures.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from bench.voice import _run
+
+PHRASINGS = [
+    "hey can you add peanut butter to the list",
+    "add some bananas please",
+    "put eggs on the grocery list",
+    "i need two pounds of ground beef",
+    "we need more toilet paper",
+    "add three cans of tuna",
+    "add milk",
+    "can you put yogurt on my shopping list",
+    "please add a loaf of bread to my list",
+    "add paper towels to the shopping list",
+    "remove milk from my list",
+    "take eggs off the list",
+    "delete the cheese from the shopping list",
+    "i bought the milk",
+    "mark eggs as done",
+    "cross bread off the list",
+    "what's on the list",
+    "what do we need from the store",
+    "read me the shopping list",
+    "what's on my calendar today",
+    "what's next on my calendar",
+    "do i have anything tomorrow",
+    "add a meeting with john on friday at ten am to my calendar",
+    "remind me to pick up the kids at three thirty",
+    "schedule a haircut next tuesday at four pm",
+    "cancel the dentist appointment tomorrow",
+    "we're running low on olive oil",
+    "we ran out of dish soap",
+    "i need to buy batteries",
+    "could you add chicken breasts to the list",
+    "add five bananas and a bag of apples",
+    "add a pack of butter",
+    "add two bottles of wine to the shopping list",
+    "put six eggs on the list",
+    "add ketchup and mustard to the list",
+    "add half a kilo of cheese",
+    "we need milk",
+    "get some cereal",
+    "oh and add carrots",
+    "add carrots too",
+    "also add onions",
+    "add onions as well",
+    "please put garlic on the shopping list",
+    "add some tomatoes to the list please",
+    "hey add milk to my groceries",
+    "stick some coffee on the list",
+    "don't let me forget to buy milk",
+    "i'm out of milk",
+    "shopping list add eggs",
+    "okay add flour to the shopping list",
+    "can you add sugar",
+    "would you add a bottle of olive oil to the list",
+    "i want to add apples to my shopping list",
+    "add four apples, two pears and a melon to the list",
+    "put cheese and crackers on the list",
+    "add a dozen eggs",
+    "add one bag of rice",
+    "we're almost out of butter",
+    "i think we need more eggs",
+    "add milk and eggs",
+    "remove bread",
+    "scratch the eggs off my list",
+    "can you remind me to call the dentist tomorrow morning",
+    "what's on the agenda for friday",
+    "what time is my appointment tomorrow",
+    "add grapes to the shopping list",
+    "add a box of cereal and two cartons of milk",
+]
+NEAR_MISSES = [
+    "don't add eggs",
+    "i don't need milk",
+    "we have plenty of milk",
+    "milk is expensive these days",
+    "the kids ate all the cookies",
+    "set a timer for ten minutes",
+    "turn off the kitchen lights",
+    "what's the weather like tomorrow",
+    "play some music",
+    "how much does a gallon of milk cost",
+    "i love fresh bread",
+    "did you hear that",
+]
+UNKNOWN_ITEMS = [
+    f"add {item} to the shopping list"
+    for item in (
+        "kale chips", "turkey bacon", "fish sauce", "cheese sticks", "chicken soup",
+        "orange soda", "milk chocolate", "egg noodles", "garlic bread", "chocolate cake",
+        "sweet corn", "baby carrots", "cream soda", "tomato soup", "butter beans",
+        "milk powder", "rice cakes", "beef jerky", "bean sprouts", "bread crumbs",
+        "apple pie", "oat cookies", "tahini", "kimchi", "ghee",
+    )
+]  # fmt: skip
+VOICES = ("piper", "flite_slt", "flite_awb", "espeak_us")
+_SUMMARY = (
+    "utterances",
+    "commands",
+    "acceptance_rate",
+    "acceptance_by",
+    "wrong_actions",
+    "whisper_only_acceptance_rate",
+    "whisper_only_wrong_actions",
+    "decisions",
+    "failures",
+)
+
+
+def run(limit: int | None = None) -> dict[str, Any]:
+    phrasings = asyncio.run(_run(limit, VOICES, ("clean",), PHRASINGS, NEAR_MISSES))
+    unknown = asyncio.run(_run(limit, VOICES[:2], ("clean",), UNKNOWN_ITEMS, ()))
+    return {
+        "phrasings": {k: phrasings[k] for k in _SUMMARY},
+        "unknown_items": {k: unknown[k] for k in _SUMMARY},
+        "goals": {"wrong_actions": 0},
+    }
