@@ -1115,8 +1115,8 @@ CLOSING_WORDS: dict[str, tuple[str, ...]] = {
 _HESITATIONS = frozenset({"uh", "uhh", "uhm", "um", "umm", "er", "erm", "hmm", "ahn", "hum"})
 _NOT_A_START = frozenset({"yes", "yeah", "no", "sim", "não", "nao"})  # answers, not commands
 # "and" sounds like "add": with a leading "and" in its grammar, the verifier heard "add a
-# dozen eggs" as "and add pens and eggs". The parser still drops it.
-_SOUNDS_LIKE_A_VERB = frozenset({"and", "oh and", "and also"})
+# dozen eggs" as "and add pens and eggs". The parser still drops "oh, and".
+_SOUNDS_LIKE_A_VERB = frozenset({"oh and"})
 
 
 def _polite_start(lang: str) -> Node:

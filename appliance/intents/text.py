@@ -60,12 +60,13 @@ def blank_punctuation(folded: str) -> str:
     return text
 
 
-def phrase_alternation(phrases: Iterable[str]) -> str:
-    """A regex alternation of folded phrases, longest first, spaces flexible."""
+def phrase_alternation(phrases: Iterable[str], between: str = r"\s+") -> str:
+    """A regex alternation of folded phrases, longest first, spaces flexible (any run
+    matching ``between``)."""
     folded = sorted(
         {_SPACE_RUN.sub(" ", fold(p).strip()) for p in phrases if p.strip()}, key=len, reverse=True
     )
-    return "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in folded)
+    return "|".join(re.escape(p).replace(r"\ ", between) for p in folded)
 
 
 @dataclass(frozen=True)
@@ -82,13 +83,16 @@ class FillerRules:
     ) -> FillerRules:
         """Compile the three filler lists."""
 
-        def compile_(template: str, words: Iterable[str]) -> re.Pattern[str] | None:
-            alternation = phrase_alternation(words)
+        def compile_(
+            template: str, words: Iterable[str], between: str = r"\s+"
+        ) -> re.Pattern[str] | None:
+            alternation = phrase_alternation(words, between)
             return re.compile(template.format(alternation)) if alternation else None
 
         return cls(
             anywhere=compile_(r"(?<![\w'])(?:{})(?![\w'])", anywhere),
-            leading=compile_(r"^[\s,]*(?:{})(?![\w'])", leading),
+            # a comma may be written inside one: "oh, and ...", "ok, so ..."
+            leading=compile_(r"^[\s,]*(?:{})(?![\w'])", leading, r"[\s,]+"),
             trailing=compile_(r"(?<![\w'])(?:{})[\s,]*$", trailing),
         )
 
