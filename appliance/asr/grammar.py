@@ -528,12 +528,14 @@ def cmudict() -> Mapping[str, str]:
 
 
 def pronunciation(word: str, lang: str) -> str | None:
-    """The phones of an English ``word`` ("pears": "P EH R Z"), None when it has none
-    here, or for another language (whose spellings rarely share a sound)."""
+    """The phones of an English ``word`` ("pears": "P EH R Z") as the grammar spells
+    it (the dictionary's, else ``derive_pronunciation``); None when it has none, or
+    for another language (whose spellings rarely share a sound)."""
     if lang != "en":
         return None
     word = word.lower()
-    return EXTRA_PRONUNCIATIONS.get(word) or cmudict().get(word)
+    dictionary = cmudict()
+    return dictionary.get(word) or derive_pronunciation(word, dictionary)
 
 
 def cmudict_variants() -> Mapping[str, tuple[str, ...]]:

@@ -54,14 +54,9 @@ from appliance.actions.items import UNIT_BY_ALIAS, item_key
 from appliance.protocol.commands import READ_ONLY_ACTIONS, Command
 
 Decision = Literal["act", "confirm", "reject", "read", "chat", "none"]
+Sounds = Callable[[str], str | None]
+"""A word's phones ("pears": "P EH R Z"), None when it has none."""
 REFUSALS = frozenset({"negated", "unknown_list"})
-
-
-def said_no(result: Any) -> bool:
-    """True if a parse (``ParseResult``) was refused (``REFUSALS``: "don't add milk"),
-    or said a negation itself ("we don't need bread anymore", only ever asked): a
-    reading that leaves the "don't" out must never stand in for it."""
-    return str(getattr(result, "reason", "")) in REFUSALS or bool(getattr(result, "negated", False))
 
 
 WEAK = "weak"
@@ -80,9 +75,7 @@ class Heard:
     text: str
     rejected: str | None = None
     alternatives: tuple[str, ...] = ()
-    """Other readings this engine found almost as likely, best first (for Whisper, last,
-    its best reading with the verifier's spelling of a word that sounds the same:
-    ``respelled``)."""
+    """Other readings this engine found almost as likely, best first."""
     pauses: tuple[tuple[str, str], ...] = ()
     """The words on either side of each pause this engine heard between the items of a
     list ("milk", "eggs" in "milk, eggs and bread")."""
@@ -147,6 +140,13 @@ def commands_of(result: Any) -> tuple[Command, ...]:
     return commands
 
 
+def said_no(result: Any) -> bool:
+    """True if a parse (``ParseResult``) was refused (``REFUSALS``: "don't add milk"),
+    or said a negation itself ("we don't need bread anymore", only ever asked): a
+    reading that leaves the "don't" out must never stand in for it."""
+    return str(getattr(result, "reason", "")) in REFUSALS or bool(getattr(result, "negated", False))
+
+
 def same_commands(a: Sequence[Command], b: Sequence[Command]) -> bool:
     """True if two readings give the same commands (``command_key``), in order."""
     return len(a) == len(b) and [command_key(x) for x in a] == [command_key(y) for y in b]
@@ -157,13 +157,15 @@ def decide(
     verifier: Heard | None,
     parse: Parse,
     vocabulary: Collection[str] = frozenset(),
+    sounds: Sounds | None = None,
 ) -> GateDecision:
     """Decide what a voice turn may do from engine A (``primary``) and engine B.
 
     ``vocabulary``: the ``item_key`` of every item the verifier can hear (its grammar's
-    items); empty, A's beam may mend any item.
+    items); empty, A's beam may mend any item. ``sounds``: a word's phones, to read A's
+    words that sound the same as B's items the way B spells them (``respelled``).
     """
-    decision = _decide(primary, verifier, parse, vocabulary)
+    decision = _decide(primary, verifier, parse, vocabulary, sounds)
     if decision.decision == "act" and _a_guess(decision, primary, verifier, parse):
         # "add dentist on friday": both heard it, but what it means is a guess
         return replace(decision, decision="confirm", reason="ambiguous_request", agreed=True)
@@ -187,6 +189,7 @@ def _decide(
     verifier: Heard | None,
     parse: Parse,
     vocabulary: Collection[str],
+    sounds: Sounds | None,
 ) -> GateDecision:
     a = parse(primary.text) if primary.usable else None
     b = parse(verifier.text) if verifier is not None and verifier.usable else None
@@ -233,7 +236,9 @@ def _decide(
     if a_cmds and b_cmds and same_commands(a_cmds, b_cmds):
         both = GateDecision("act", a_cmds, a_cmds[0].action, None, True, details)
         return _unless_rival(both, primary, verifier, parse, vocabulary)
-    agreeing = _alternative_agreeing(primary, a, b_cmds, parse, vocabulary, pauses=pauses)
+    agreeing = _alternative_agreeing(
+        primary, a, b_cmds, parse, vocabulary, pauses=pauses, sounds=sounds
+    )
     if agreeing is not None:
         rank, reading = agreeing
         details = {**details, "agreed_reading": reading, "rank": rank}
@@ -286,10 +291,12 @@ def _alternative_agreeing(
     vocabulary: Collection[str],
     *,
     pauses: Sequence[tuple[str, str]],
+    sounds: Sounds | None = None,
 ) -> tuple[int, str] | None:
     """Engine A's first other reading that gives engine B's state-changing commands,
-    with its rank (2 = second best; the beam's readings, then A's best mended:
-    ``mended_readings``, with engine B's ``pauses``); None when there is none, or when
+    with its rank (2 = second best; the beam's readings, then A's best mended: its
+    words that sound as B's items spelled as they are, ``respelled`` with ``sounds``,
+    and ``mended_readings``, with engine B's ``pauses``); None when there is none, or when
     A's best reading or a likelier one was refused (a negation must never be skipped)."""
     if not b_cmds or not primary.usable:
         return None
@@ -306,7 +313,9 @@ def _alternative_agreeing(
     # paused.
     listing = commands_of(parse(listed(primary.text, pauses))) if pauses else commands_of(a)
     beam = () if holds_other_items(listing, b_cmds) else primary.alternatives
-    readings = [*beam, *mended_readings(primary.text, pauses)]
+    same_sound = respelled(primary.text, b_cmds, sounds) if sounds is not None else None
+    respelling = [listed(same_sound, pauses)] if same_sound is not None else []
+    readings = [*beam, *respelling, *mended_readings(primary.text, pauses)]
     return _first_giving(readings, b_cmds, parse, start=2)
 
 
@@ -595,9 +604,7 @@ _REMINDED = re.compile(r"^reminded(?= me\b)", re.I)
 _TARGET_AFTER = re.compile(r"\b(to|on|onto)\b.*\b(list|calendar|agenda)\b", re.I)
 
 
-def respelled(
-    text: str, commands: Sequence[Command], sounds: Callable[[str], str | None]
-) -> str | None:
+def respelled(text: str, commands: Sequence[Command], sounds: Sounds) -> str | None:
     """``text`` with each of its words that an item of ``commands`` spells otherwise
     for the very same sound (``sounds``: a word's phones) spelled as the item does:
     "add two pairs" with the verifier's "pears" gives "add two pears". Whisper writes

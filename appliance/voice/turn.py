@@ -34,11 +34,9 @@ from appliance.voice.gate import (
     amount_and_time_words,
     commands_of,
     decide,
-    listed,
     mended_words,
     names_known_items,
     repaired_readings,
-    respelled,
     said_no,
     same_commands,
     shares_item_words,
@@ -276,6 +274,7 @@ class VoiceTurn:
         self.site = site
         self.user = user
         self.lang = lang
+        self._sounds = functools.partial(pronunciation, lang=lang)  # the gate's ``sounds``
         self.engines = engines
         self.service = service
         self.known_items = tuple(known_items)
@@ -478,9 +477,8 @@ class VoiceTurn:
         # The gate and the second opinion read the same texts (best readings, beam
         # alternatives) more than once: parse each once per turn.
         parse = functools.lru_cache(maxsize=64)(self.engines.parse(self.lang))
-        heard_a = self._with_respelling(heard_a, heard_b, parse)
         vocabulary = self._verifier.vocabulary if self._verifier is not None else frozenset()
-        gate = decide(heard_a, heard_b, parse, vocabulary)
+        gate = decide(heard_a, heard_b, parse, vocabulary, self._sounds)
         transcripts = {"whisper": heard_a.text, "verifier": heard_b.text if heard_b else ""}
         second_look = await self._second_look(gate, heard_a, heard_b, verifier_t, parse)
         if second_look is not None:
@@ -516,24 +514,6 @@ class VoiceTurn:
         return TurnResult(
             transcripts, gate.decision, gate, receipts, speech, dict(self.milestones.marks)
         )
-
-    def _with_respelling(self, heard_a: Heard, heard_b: Heard | None, parse: Any) -> Heard:
-        """``heard_a`` with one more reading last among its alternatives: its best, with
-        each word the verifier's items spell otherwise for the same sound spelled as
-        they do ("two pairs" for "two pears", ``respelled``), and a comma where the
-        verifier paused in a list. Whisper cannot hear such words apart any more than
-        anyone can, and writes the likelier; the gate's rules for an alternative
-        reading still apply to it (never over a refusal, never to trade one item the
-        verifier knows for another)."""
-        if heard_b is None or not heard_b.usable or not heard_a.usable:
-            return heard_a
-        commands = commands_of(parse(heard_b.text))
-        sounds = functools.partial(pronunciation, lang=self.lang)
-        reading = respelled(heard_a.text, commands, sounds) if commands else None
-        if reading is None:
-            return heard_a
-        reading = listed(reading, heard_b.pauses)
-        return replace(heard_a, alternatives=(*heard_a.alternatives, reading))
 
     async def _keep(self, question: str, answer: str) -> None:
         """The turn in the speaker's diary (memory on, not a dry run)."""
@@ -590,7 +570,7 @@ class VoiceTurn:
             rejected=second_t.rejected,
             pauses=tuple(map(tuple, second_t.details.get("pauses", ()))),
         )
-        second = decide(heard_a, heard, parse, self._verifier.vocabulary)
+        second = decide(heard_a, heard, parse, self._verifier.vocabulary, self._sounds)
         if second.decision != "act" or not same_commands(second.commands, proposal):
             return None
         return replace(second, details={**second.details, "second_look": True}), heard.text
@@ -666,7 +646,7 @@ class VoiceTurn:
         if found is None:
             return None
         reading, below = found
-        second = decide(replace(heard_a, text=reading), heard_b, parse, vocabulary)
+        second = decide(replace(heard_a, text=reading), heard_b, parse, vocabulary, self._sounds)
         if second.decision != "act" or not same_commands(second.commands, commands):
             return None
         details = {**second.details, "whisper_look": reading, "below_best": round(below, 2)}
@@ -724,7 +704,7 @@ class VoiceTurn:
         )
         self.milestones.mark("whisper_second_ready")
         heard = Heard("whisper", second_t.text, second_t.rejected, second_t.alternatives)
-        gate = decide(heard, heard_b, parse, vocabulary)
+        gate = decide(heard, heard_b, parse, vocabulary, self._sounds)
         if gate.decision != "act":
             return None
         return replace(gate, details={**gate.details, "second_opinion": True}), heard.text

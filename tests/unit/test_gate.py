@@ -44,7 +44,7 @@ def gate(parser: IntentParser, a: str, b: str | None, lang: str = "en", **kw: An
         else None
     )
     primary = Heard("whisper", a, kw.get("a_rejected"), tuple(kw.get("alternatives", ())))
-    return decide(primary, verifier, parse, kw.get("vocabulary", frozenset()))
+    return decide(primary, verifier, parse, kw.get("vocabulary", frozenset()), kw.get("sounds"))
 
 
 def test_agreeing_engines_act(parser: IntentParser) -> None:
@@ -288,7 +288,9 @@ def test_a_removal_said_with_a_negation_is_asked_and_never_read_without_it(
     assert unknown.commands == (c.ShoppingRemove(item="kale chips"),)
 
 
-def test_words_that_sound_the_same_take_the_verifiers_spelling_of_its_items() -> None:
+def test_words_that_sound_the_same_take_the_verifiers_spelling_of_its_items(
+    parser: IntentParser,
+) -> None:
     from appliance.asr.grammar import pronunciation
 
     def sounds(word: str) -> str | None:
@@ -302,6 +304,13 @@ def test_words_that_sound_the_same_take_the_verifiers_spelling_of_its_items() ->
     assert respelled("add two liters of milk", (c.ShoppingAdd(item="milk"),), sounds) is None
     assert respelled("add bread", flour, sounds) is None
     assert respelled("add pairs", pears, lambda w: None) is None  # no pronunciations (pt)
+    # in the gate, one of Whisper's mended readings, with the verifier's pauses' commas
+    said = "add four apples, two pears and a melon to the list"
+    heard = "add four apples two pairs and a melon to the list"
+    agreed = gate(parser, heard, said, pauses=(("apples", "two"),), sounds=sounds)
+    assert (agreed.decision, agreed.reason) == ("act", "alternative")
+    assert agreed.details["agreed_reading"] == said
+    assert gate(parser, heard, said, pauses=(("apples", "two"),)).decision == "confirm"
 
 
 def test_a_list_without_its_commas_is_not_one_longer_item(parser: IntentParser) -> None:
