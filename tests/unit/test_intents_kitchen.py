@@ -39,6 +39,10 @@ def parser() -> IntentParser:
         ("add carrots too", "en", "carrots"),
         ("put onions on the list as well", "en", "onions"),
         ("don't let me forget to buy milk", "en", "milk"),
+        # "i need you to ..." is a request, not a need of "you to add milk"
+        ("I need you to add milk", "en", "milk"),
+        ("put milk down on the list", "en", "milk"),
+        ("write eggs down", "en", "eggs"),
         ("preciso de pão", "pt", "pão"),
         ("ah, e coloca cenoura na lista", "pt", "cenoura"),
         ("acho que precisamos de ovos", "pt", "ovos"),
@@ -65,6 +69,7 @@ def test_needs_are_additions(parser: IntentParser, text: str, lang: str, item: s
         # Whisper's reading of "add oat cookies to the shopping list" (flite's slt)
         ("and add cookies to the shopping list", "en"),
         ("not out of milk", "en"),
+        ("put the phone down", "en"),
         ("não preciso de pão", "pt"),
     ],
 )
