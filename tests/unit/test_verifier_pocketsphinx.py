@@ -366,7 +366,9 @@ def test_a_second_look_never_takes_a_worse_reading(fresh: PocketSphinxVerifier) 
         pytest.skip("espeak-ng is not installed")
     said = "add two liters of milk to the shopping list"
     heard, utterance = _heard(fresh, speech.pad(speech.espeak(said, "en-us"), 300, 400))
-    assert heard.endswith("two liters of milk to the shopping list"), heard  # "pop ..."
+    # what this test is about: the search heard the amount and the item, not all of it
+    # ("now tick two liters of milk on the shopping list")
+    assert "two liters of milk" in heard and heard != said, heard
     assert fresh.reconsider(heard, utterance, ["milk"]) is None  # no better than itself
     for near, items in (
         ("Add three liters of milk to the shopping list.", ["milk"]),
@@ -388,10 +390,14 @@ def test_a_reading_that_leaves_words_out_puts_silence_on_speech(
     """Whisper tiny can leave the end of a sentence out ("... tonight" for "... tonight
     at eight"). Forced onto the audio, such a reading puts silence where the phone loop
     hears speech sounds, for longer than a second look takes (``_MAX_UNSAID_FRAMES``);
-    the whole sentence does not."""
+    the whole sentence does not.
+
+    Measured as in a running node, which has heard the voice before: from the means a
+    decoder starts with (``_CMN_INIT``), the whole sentence put silence on 20 frames."""
     if not speech.have_espeak():
         pytest.skip("espeak-ng is not installed")
     said = "remind me to take out the trash tonight at eight"
+    _heard(fresh, speech.pad(speech.espeak("add milk to the shopping list", "en-gb+f3"), 300, 400))
     _, utterance = _heard(fresh, speech.pad(speech.espeak(said, "en-gb+f3"), 300, 400))
     unsaid: dict[str, int] = {}
 
