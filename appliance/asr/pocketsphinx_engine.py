@@ -259,7 +259,12 @@ class _Channel:
             (_ALT_PRONUNCIATION.sub("", s.word), s.start_frame, s.end_frame, s.ascore)
             for s in self.decoder.seg()
         ]
-        scores = {**self.scores(segments), "pauses": _pauses(segments)}
+        speech = self._speech_sounds()
+        scores = {
+            **self.scores(segments),
+            "pauses": _pauses(segments),
+            "unsaid_frames": _unsaid(segments, speech),
+        }
         return _Reading(_text(hypothesis.hypstr), scores, heard_some)
 
     def weigh(self, pcm: bytes, readings: Sequence[str]) -> list[dict[str, Any] | None]:

@@ -470,6 +470,7 @@ class VoiceTurn:
                 verifier_t.rejected,
                 pauses=tuple(map(tuple, verifier_t.details.get("pauses", ()))),
                 quiet=bool(verifier_t.details.get("quiet")),
+                unsaid=int(verifier_t.details.get("unsaid_frames", 0)),
             )
             if verifier_t
             else None
@@ -478,7 +479,7 @@ class VoiceTurn:
         # alternatives) more than once: parse each once per turn.
         parse = functools.lru_cache(maxsize=64)(self.engines.parse(self.lang))
         vocabulary = self._verifier.vocabulary if self._verifier is not None else frozenset()
-        gate = decide(heard_a, heard_b, parse, vocabulary, self._sounds)
+        gate = decide(heard_a, heard_b, parse, vocabulary, self._sounds, lang=self.lang)
         transcripts = {"whisper": heard_a.text, "verifier": heard_b.text if heard_b else ""}
         second_look = await self._second_look(gate, heard_a, heard_b, verifier_t, parse)
         if second_look is not None:
@@ -569,8 +570,11 @@ class VoiceTurn:
             text=second_t.text,
             rejected=second_t.rejected,
             pauses=tuple(map(tuple, second_t.details.get("pauses", ()))),
+            unsaid=int(second_t.details.get("unsaid_frames", 0)),
         )
-        second = decide(heard_a, heard, parse, self._verifier.vocabulary, self._sounds)
+        second = decide(
+            heard_a, heard, parse, self._verifier.vocabulary, self._sounds, lang=self.lang
+        )
         if second.decision != "act" or not same_commands(second.commands, proposal):
             return None
         return replace(second, details={**second.details, "second_look": True}), heard.text
@@ -646,7 +650,9 @@ class VoiceTurn:
         if found is None:
             return None
         reading, below = found
-        second = decide(replace(heard_a, text=reading), heard_b, parse, vocabulary, self._sounds)
+        second = decide(
+            replace(heard_a, text=reading), heard_b, parse, vocabulary, self._sounds, lang=self.lang
+        )
         if second.decision != "act" or not same_commands(second.commands, commands):
             return None
         details = {**second.details, "whisper_look": reading, "below_best": round(below, 2)}
@@ -704,7 +710,7 @@ class VoiceTurn:
         )
         self.milestones.mark("whisper_second_ready")
         heard = Heard("whisper", second_t.text, second_t.rejected, second_t.alternatives)
-        gate = decide(heard, heard_b, parse, vocabulary, self._sounds)
+        gate = decide(heard, heard_b, parse, vocabulary, self._sounds, lang=self.lang)
         if gate.decision != "act":
             return None
         return replace(gate, details={**gate.details, "second_opinion": True}), heard.text

@@ -39,7 +39,13 @@ def parser() -> IntentParser:
 def gate(parser: IntentParser, a: str, b: str | None, lang: str = "en", **kw: Any) -> GateDecision:
     parse = functools.partial(parser.parse, lang=lang, now=NOW)
     verifier = (
-        Heard("pocketsphinx", b, kw.get("b_rejected"), pauses=kw.get("pauses", ()))
+        Heard(
+            "pocketsphinx",
+            b,
+            kw.get("b_rejected"),
+            pauses=kw.get("pauses", ()),
+            unsaid=kw.get("unsaid", 0),
+        )
         if b is not None
         else None
     )
@@ -55,6 +61,43 @@ def test_agreeing_engines_act(parser: IntentParser) -> None:
     )
     assert result.decision == "act" and result.agreed
     assert result.commands == (c.ShoppingAdd(item="milk", quantity=2, unit="l"),)
+
+
+def test_words_neither_engine_wrote_are_asked_about(parser: IntentParser) -> None:
+    """espeak-ng's British voice said "remind me to take out the trash tonight at
+    eight": both engines left "at eight" out, and the verifier's reading put silence
+    on 14 frames of speech sounds. Agreeing on a reminder without its time, they ask."""
+    said = "remind me to take out the trash tonight"
+    heard = "Reminded me to take out the trash tonight."
+    for rejected in (None, "weak"):
+        asked = gate(parser, heard, said, b_rejected=rejected, unsaid=14)
+        assert (asked.decision, asked.reason, asked.agreed) == ("confirm", "unsaid", True)
+        assert [cmd.action for cmd in asked.commands] == ["agenda.add"]
+    # what a reading that was said leaves: up to 9 frames in most accepted turns
+    assert gate(parser, heard, said, unsaid=9).decision == "act"
+    # words only Whisper wrote: the silence is on them
+    coffee = gate(parser, "We are out on coffee.", "out of coffee", unsaid=13)
+    assert coffee.decision == "act"
+    # ... counted as they are said: "5pm" is three words, "five p m"
+    five = gate(
+        parser, "Remind me to call mom tomorrow at 5pm.",
+        "remind me to call mom tomorrow at five", unsaid=20,
+    )  # fmt: skip
+    assert five.decision == "act"
+    said_pm = gate(
+        parser, "Remind me to call mom tomorrow at 5pm.",
+        "remind me to call mom tomorrow at five p.m.", unsaid=20,
+    )  # fmt: skip
+    assert said_pm.decision == "confirm"
+    # a closing word only Whisper wrote: the silence is on "thanks"
+    thanks = gate(
+        parser, "Put two cans of beans on the list, thanks.", "put two cans of beans on the list",
+        unsaid=60,
+    )  # fmt: skip
+    assert thanks.decision == "act"
+    # a read-only request runs on Whisper's reading anyway
+    read = gate(parser, "What's on my shopping list?", "what's on my shopping list", unsaid=30)
+    assert read.decision == "read"
 
 
 def test_a_reading_the_parser_only_guessed_is_asked_even_when_both_agree(

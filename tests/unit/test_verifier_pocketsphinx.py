@@ -17,6 +17,7 @@ from appliance.asr.pocketsphinx_engine import _MAX_UNSAID_FRAMES, PocketSphinxVe
 from appliance.asr.verifier import VerifierSettings
 from appliance.audio import denoise
 from appliance.intents import IntentParser
+from appliance.voice.gate import UNSAID_FRAMES
 from tests.support import speech
 
 pytestmark = pytest.mark.slow
@@ -132,7 +133,8 @@ def test_chatter_silence_and_noise_are_rejected(
 def test_a_list_is_heard_with_its_pauses() -> None:
     """The pause of a comma between two items is the grammar's pause word: a comma in
     the transcript and a pair of words in ``details["pauses"]``; no pause between the
-    two words of one item. Deterministic Piper, one warp."""
+    two words of one item; a reading of what was said puts silence on little speech
+    (``details["unsaid_frames"]``, which the gate reads). Deterministic Piper, one warp."""
     settings = VerifierSettings(pocketsphinx_warps=(1.0,), patient_final_ms=10_000)
     engine = PocketSphinxVerifier(build_grammar("en"), settings)
     try:
@@ -146,6 +148,7 @@ def test_a_list_is_heard_with_its_pauses() -> None:
             transcript = engine.finish(wait_while=lambda: True)  # it was fed at once
             assert (transcript.text, transcript.rejected) == (said, None)
             assert [tuple(p) for p in transcript.details["pauses"]] == pauses
+            assert 0 <= transcript.details["unsaid_frames"] < UNSAID_FRAMES
     finally:
         engine.close()
 
