@@ -184,6 +184,7 @@ def decide(
     ``vocabulary``: the ``item_key`` of every item the verifier can hear (its grammar's
     items); empty, A's beam may mend any item. ``sounds``: a word's phones, to read A's
     words that sound the same as B's items the way B spells them (``respelled``).
+    ``lang``: the turn's language, in which a reading's words are counted as said.
     """
     decision = _decide(primary, verifier, parse, vocabulary, sounds)
     if decision.decision == "act" and _a_guess(decision, primary, verifier, parse):
