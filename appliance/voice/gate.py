@@ -76,7 +76,7 @@ white noise, "... at 5pm", 12). The one wrong action, "remind me to take out the
 trash tonight" for "... tonight at eight", had 14, and now asks."""
 
 
-_WORD = re.compile(r"[^\W_]+")
+_WORD = re.compile(r"[\w']+")
 
 Parse = Callable[[str], Any]
 """Text to an ``appliance.intents.ParseResult`` (or anything with the same fields)."""
@@ -308,7 +308,7 @@ _MIN_CLOSE_WORDS = 4
 def _one_word_apart(text: str, other: str) -> bool:
     """True if two readings of at least ``_MIN_CLOSE_WORDS`` words differ by at most
     one word (replaced, left out or added), case and punctuation aside."""
-    a, b = (re.findall(r"[\w']+", t.lower()) for t in (text, other))
+    a, b = (_WORD.findall(t.lower()) for t in (text, other))
     if min(len(a), len(b)) < _MIN_CLOSE_WORDS or abs(len(a) - len(b)) > 1:
         return False
     start = 0
@@ -453,8 +453,8 @@ def _longer_items(
 def _follows_an_article(text: str, item: str) -> bool:
     """True if ``item``'s words come just after "a", "an" or "the" in ``text``, one
     that does not follow a unit ("two liters a milk" is "of" misheard)."""
-    words = re.findall(r"[\w']+", text.lower())
-    name = [item_key(w) for w in re.findall(r"[\w']+", item.lower())]
+    words = _WORD.findall(text.lower())
+    name = [item_key(w) for w in _WORD.findall(item.lower())]
     return any(
         words[i] in _ARTICLES
         and (i == 0 or words[i - 1] not in UNIT_BY_ALIAS)

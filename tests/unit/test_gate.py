@@ -50,7 +50,8 @@ def gate(parser: IntentParser, a: str, b: str | None, lang: str = "en", **kw: An
         else None
     )
     primary = Heard("whisper", a, kw.get("a_rejected"), tuple(kw.get("alternatives", ())))
-    return decide(primary, verifier, parse, kw.get("vocabulary", frozenset()), kw.get("sounds"))
+    vocabulary = kw.get("vocabulary", frozenset())
+    return decide(primary, verifier, parse, vocabulary, kw.get("sounds"), lang=lang)
 
 
 def test_agreeing_engines_act(parser: IntentParser) -> None:
