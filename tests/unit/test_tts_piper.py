@@ -129,7 +129,8 @@ def test_settings_change_the_speech(speaker: PiperSpeaker) -> None:
     text = "I added milk to the shopping list."  # one sentence: no silence after it
     slow_audio = samples(b"".join(slow.synthesize(text, "en")))
     normal_audio = samples(b"".join(speaker.synthesize(text, "en")))
-    assert len(slow_audio) > 1.3 * len(normal_audio)
+    # 1.5 times as long, less the randomness of Piper's durations (1.29 seen once)
+    assert len(slow_audio) > 1.2 * len(normal_audio)
     assert np.abs(slow_audio).max() == pytest.approx(32767 * 0.5, rel=0.01)
     assert np.abs(normal_audio).max() == pytest.approx(32767, rel=0.01)
 
