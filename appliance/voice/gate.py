@@ -273,8 +273,9 @@ def _decide(
         both = GateDecision("act", a_cmds, a_cmds[0].action, None, True, details)
         return _unless_rival(both, primary, verifier, parse, vocabulary)
     agreeing = _alternative_agreeing(
-        primary, a, b_cmds, parse, vocabulary, pauses=pauses, sounds=sounds
-    )
+        primary, a, b_cmds, parse, vocabulary, pauses=pauses, sounds=sounds,
+        theirs=verifier.text if verifier is not None else "",
+    )  # fmt: skip
     if agreeing is not None:
         rank, reading = agreeing
         details = {**details, "agreed_reading": reading, "rank": rank}
@@ -327,12 +328,14 @@ def _alternative_agreeing(
     vocabulary: Collection[str],
     *,
     pauses: Sequence[tuple[str, str]],
+    theirs: str = "",
     sounds: Sounds | None = None,
 ) -> tuple[int, str] | None:
     """Engine A's first other reading that gives engine B's state-changing commands,
     with its rank (2 = second best; the beam's readings, then A's best mended: its
     words that sound as B's items spelled as they are, ``respelled`` with ``sounds``,
-    and ``mended_readings``, with engine B's ``pauses``); None when there is none, or when
+    ``mended_readings``, with engine B's ``pauses``, and ``_with_bare_add``, with B's
+    words, ``theirs``); None when there is none, or when
     A's best reading or a likelier one was refused (a negation must never be skipped)."""
     if not b_cmds or not primary.usable:
         return None
@@ -351,7 +354,12 @@ def _alternative_agreeing(
     beam = () if holds_other_items(listing, b_cmds) else primary.alternatives
     same_sound = respelled(primary.text, b_cmds, sounds) if sounds is not None else None
     respelling = [listed(same_sound, pauses)] if same_sound is not None else []
-    readings = [*beam, *respelling, *mended_readings(primary.text, pauses)]
+    readings = [
+        *beam,
+        *respelling,
+        *mended_readings(primary.text, pauses),
+        *_with_bare_add(primary.text, theirs),
+    ]
     return _first_giving(readings, b_cmds, parse, start=2)
 
 
@@ -846,6 +854,19 @@ def spliced_readings(text: str, other: str, amounts: Collection[str] = frozenset
             if reading not in readings:
                 readings.append(reading)
     return readings
+
+
+def _with_bare_add(text: str, theirs: str) -> list[str]:
+    """``text`` with a misheard leading "add" put back where it names no list ("and
+    milk", "head one bag of rice": a short command, said quickly, that Whisper tiny
+    reads as a fragment), when that is word for word what the verifier heard
+    (``theirs``): "And jam." is no "add jam to the shopping list". Never "put", which
+    names where to."""
+    words = text.split(maxsplit=1)
+    if len(words) < 2 or words[0].lower().strip(",.") not in _MISHEARD["add"]:
+        return []
+    reading = f"add {words[1]}"
+    return [reading] if _WORD.findall(reading.lower()) == _WORD.findall(theirs.lower()) else []
 
 
 def _with_verb(text: str) -> list[str]:

@@ -595,6 +595,16 @@ def test_a_misheard_leading_add_counts_only_with_the_verifiers_same_command(
     assert gate(parser, "but beans are good", "put beans on the list").decision != "act"
     hook = gate(parser, "hook coffee on the shopping list", "put coffee on the shopping list")
     assert hook.commands == (c.ShoppingAdd(item="coffee"),) and hook.decision == "act"
+    # a short command that names no list: only with a sure verifier's same command
+    bare = gate(parser, "and a pack of butter", "add a pack of butter")
+    butter = c.ShoppingAdd(item="butter", quantity=1, unit="pack")
+    assert (bare.decision, bare.commands) == ("act", (butter,))
+    assert bare.details["agreed_reading"] == "add a pack of butter"
+    assert gate(parser, "head one bag of rice", "add one bag of rice").decision == "act"
+    assert gate(parser, "and milk", "add milk", b_rejected="weak").decision != "act"
+    assert gate(parser, "and jam", "add ham").decision != "act"
+    assert gate(parser, "and milk", None).decision == "chat"
+    assert gate(parser, "but milk", "put milk").decision != "act"
     egg = gate(parser, "egg carrots to the list", "add carrots to the list")
     assert egg.commands == (c.ShoppingAdd(item="carrots"),) and egg.decision == "act"
     assert gate(parser, "egg carrots to the list", "add eggs carrots to the list").decision != "act"
