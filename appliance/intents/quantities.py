@@ -44,22 +44,57 @@ def _ends_with(words: Sequence[Word], phrases: Sequence[Phrase]) -> int:
 
 
 def split_items(words: Sequence[Word], lexicon: Lexicon) -> list[list[Word]]:
-    """Split at "," / "and" / "e" unless inside a number, "and a half" or a compound."""
+    """Split at "," / "and" / "e" unless inside a number, "and a half" or a compound,
+    and before a count that starts another counted item (``_counted_pieces``)."""
+    spans = number_spans(words, lexicon.language)
     protected: set[int] = set()
-    for span in number_spans(words, lexicon.language):
+    for span in spans:
         protected.update(range(span.start, span.end))
     for index in range(len(words)):
         size = _starts_with(words, index, lexicon.compounds)
         protected.update(range(index, index + size))
         if _starts_with(words, index, lexicon.quantities.and_a_half):
             protected.add(index)
-    pieces: list[list[Word]] = [[]]
+    pieces: list[list[int]] = [[]]
     for index, word in enumerate(words):
         if word.key in lexicon.conjunctions and index not in protected:
             pieces.append([])
         else:
-            pieces[-1].append(word)
-    return [piece for piece in pieces if piece]
+            pieces[-1].append(index)
+    starts = {span.start: span.end for span in spans if not span.ordinal}
+    return [
+        [words[i] for i in counted]
+        for piece in pieces
+        if piece
+        for counted in _counted_pieces(piece, words, starts, lexicon)
+    ]
+
+
+def _counted_pieces(
+    piece: list[int], words: Sequence[Word], starts: dict[int, int], lexicon: Lexicon
+) -> list[list[int]]:
+    """``piece`` (indexes into ``words``) split before each count that follows a counted
+    item: "four apples two pears" is two items, as said without the comma Whisper
+    often leaves out. Only when the piece itself starts with a count ("chinese five
+    spice" is one item), after a word that is not a count ("three 2 liter bottles"),
+    and never after "of" ("two bottles of 7 up"). ``starts``: where each cardinal
+    number starts, and where it ends."""
+    if not piece or piece[0] not in starts:
+        return [piece]
+    out = [[piece[0]]]
+    counted_to = starts[piece[0]]  # the words of the piece's own count
+    for at, index in enumerate(piece[1:], start=1):
+        before = words[piece[at - 1]].key
+        if (
+            index in starts
+            and index == piece[at - 1] + 1
+            and piece[at - 1] >= counted_to
+            and before not in lexicon.quantities.of
+        ):
+            out.append([])
+            counted_to = starts[index]
+        out[-1].append(index)
+    return out
 
 
 def _number_at(spans: Sequence[NumberSpan], index: int) -> NumberSpan | None:

@@ -358,17 +358,20 @@ def test_words_that_sound_the_same_take_the_verifiers_spelling_of_its_items(
 
 
 def test_a_list_without_its_commas_is_not_one_longer_item(parser: IntentParser) -> None:
-    """Whisper's "apples two pears" (no commas) is read as the verifier paused, so its
-    beam may still agree: not one item "apples two pears" the verifier cannot hear."""
-    said = "add four apples, two pears and a melon to the list"
-    result = gate(
-        parser, "add four apples two pears and a melon to the list", said,
-        pauses=(("apples", "two"),), alternatives=[said],
-    )  # fmt: skip
+    """Whisper's "milk eggs" (no comma) is read as the verifier paused, so its beam may
+    still agree: not one item "milk eggs" the verifier cannot hear. Without a pause
+    it asks: "chocolate milk" may be one item. A count starts another item without
+    any pause ("four apples two pears")."""
+    said = "add milk, eggs and bread to the list"
+    heard = "add milk eggs and bread to the list"
+    result = gate(parser, heard, said, pauses=(("milk", "eggs"),), alternatives=[said])
     assert result.decision == "act" and len(result.commands) == 3
-    unpaused = gate(parser, "add four apples two pears and a melon to the list", said,
-                    alternatives=[said])  # fmt: skip
-    assert unpaused.decision == "confirm"
+    assert gate(parser, heard, said, alternatives=[said]).decision == "confirm"
+    counted = gate(
+        parser, "add four apples two pears and a melon to the list",
+        "add four apples, two pears and a melon to the list",
+    )  # fmt: skip
+    assert counted.decision == "act" and len(counted.commands) == 3
 
 
 def test_an_alternative_never_leaves_out_part_of_an_item_the_verifier_cannot_hear(

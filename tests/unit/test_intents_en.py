@@ -151,6 +151,22 @@ def test_shopping_add(text: str, expected: Command) -> None:
         ),
         # Documented choice: only listed compounds ("mac and cheese") stay together.
         ("add salt and pepper", (ShoppingAdd(item="salt"), ShoppingAdd(item="pepper"))),
+        # a count starts another counted item: a list transcribed without its commas
+        (
+            "add four apples two pears and a melon to the list",
+            (
+                ShoppingAdd(item="apples", quantity=4),
+                ShoppingAdd(item="pears", quantity=2),
+                ShoppingAdd(item="melon"),
+            ),
+        ),
+        (
+            "add two and a half kilos of potatoes 3 onions",
+            (
+                ShoppingAdd(item="potatoes", quantity=2.5, unit="kg"),
+                ShoppingAdd(item="onions", quantity=3),
+            ),
+        ),
     ],
 )
 def test_several_items_are_not_one_command(text: str, expected: tuple[Command, ...]) -> None:
@@ -159,6 +175,24 @@ def test_several_items_are_not_one_command(text: str, expected: tuple[Command, .
     assert result.reason == "multiple_items"
     assert result.intent == "shopping.add"
     assert result.commands == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a count inside an item that starts without one
+        ("add chinese five spice", ShoppingAdd(item="chinese five spice")),
+        # a count after "of", or right after the item's own count
+        ("add two bottles of 7 up", ShoppingAdd(item="7 up", quantity=2, unit="bottle")),
+        (
+            "add three 2 liter bottles of coke",
+            ShoppingAdd(item="2 liter bottles of coke", quantity=3),
+        ),
+        ("add one hundred grams of ham", ShoppingAdd(item="ham", quantity=100, unit="g")),
+    ],
+)
+def test_a_count_inside_one_item_does_not_split_it(text: str, expected: Command) -> None:
+    assert_command(text, expected)
 
 
 def test_several_items_work_for_other_shopping_actions() -> None:

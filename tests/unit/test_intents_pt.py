@@ -131,6 +131,14 @@ def test_shopping_add(text: str, expected: Command) -> None:
                 ShoppingAdd(item="leite", quantity=2, unit="l"),
             ),
         ),
+        # a count starts another counted item (a list transcribed without its commas)
+        (
+            "adiciona dois litros de leite três maçãs na lista",
+            (
+                ShoppingAdd(item="leite", quantity=2, unit="l"),
+                ShoppingAdd(item="maçãs", quantity=3),
+            ),
+        ),
     ],
 )
 def test_several_items(text: str, expected: tuple[Command, ...]) -> None:
