@@ -98,6 +98,8 @@ def assert_command(text: str, expected: Command) -> None:
         ("adiciona romeu e julieta", ShoppingAdd(item="romeu e julieta")),
         # outras formas
         ("acabou o café", ShoppingAdd(item="café")),
+        ("o leite acabou", ShoppingAdd(item="leite")),
+        ("o café está acabando", ShoppingAdd(item="café")),
         ("preciso comprar pilhas", ShoppingAdd(item="pilhas")),
         ("não esquece de colocar leite na lista", ShoppingAdd(item="leite")),
         # ruído de ASR
