@@ -13,9 +13,9 @@ from appliance.actions.items import display_name
 from appliance.intents import gate
 from appliance.intents.dateparse import DateparserFallback
 from appliance.intents.dates import DateGrammar, When
-from appliance.intents.lexicon import Lexicon
+from appliance.intents.lexicon import Lexicon, Phrase
 from appliance.intents.matching import Candidate
-from appliance.intents.quantities import ItemSpec, parse_item, split_items
+from appliance.intents.quantities import ItemSpec, ends_with, parse_item, split_items
 from appliance.intents.text import Utterance, Word, span_text, words_of
 from appliance.protocol.commands import (
     AgendaAdd,
@@ -138,8 +138,12 @@ def _recurring(words: Sequence[Word], lexicon: Lexicon) -> bool:
     )
 
 
-def _items(ctx: Context) -> list[ItemSpec] | Outcome:
+def _items(ctx: Context, trailing: Sequence[Phrase] = ()) -> list[ItemSpec] | Outcome:
+    """The items of the request; ``trailing``: phrases said after them that are no
+    part of any ("this morning" after a bought item)."""
     words = ctx.words("item")
+    while words and (size := ends_with(words, trailing)):
+        words = words[:-size]
     if not words:
         return _fail(Reason.missing("item"))
     if _misread(words, ctx.lexicon):
@@ -170,9 +174,11 @@ def _shopping_add(ctx: Context) -> Outcome:
     return _build(lambda s: ShoppingAdd(item=s.name, quantity=s.quantity, unit=s.unit), specs)
 
 
-def _item_handler(command: Callable[[str], Command]) -> Handler:
+def _item_handler(command: Callable[[str], Command], *, done: bool = False) -> Handler:
+    """``done``: the request says an item was bought (its ``done_trailing`` go)."""
+
     def handle(ctx: Context) -> Outcome:
-        specs = _items(ctx)
+        specs = _items(ctx, ctx.lexicon.done_trailing if done else ())
         if isinstance(specs, Outcome):
             return specs
         return _build(lambda s: command(s.name), specs)
@@ -416,7 +422,7 @@ HANDLERS: Mapping[str, Handler] = {
     for name, handler in {
         "shopping.add": _shopping_add,
         "shopping.remove": _item_handler(lambda item: ShoppingRemove(item=item)),
-        "shopping.complete": _item_handler(lambda item: ShoppingComplete(item=item)),
+        "shopping.complete": _item_handler(lambda item: ShoppingComplete(item=item), done=True),
         "shopping.uncomplete": _item_handler(lambda item: ShoppingUncomplete(item=item)),
         "shopping.list": _shopping_list,
         "shopping.clear_completed": _shopping_clear_completed,

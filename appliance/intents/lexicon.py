@@ -114,6 +114,7 @@ class Lexicon:
     negation: Negation
     pronouns: frozenset[str]
     item_trailing: tuple[Phrase, ...]
+    done_trailing: tuple[Phrase, ...]
     item_bad_starts: frozenset[str]
     container_words: frozenset[str]
     quantities: Quantities
@@ -217,6 +218,7 @@ def load_lexicon(lang: str) -> Lexicon:
         ),
         pronouns=_words(raw["pronouns"]),
         item_trailing=_phrases(raw["item_trailing"]),
+        done_trailing=_phrases(raw["done_trailing"]),
         item_bad_starts=_words(raw["item_bad_starts"]),
         container_words=_words(raw["container_words"]),
         quantities=Quantities(

@@ -35,7 +35,9 @@ def _starts_with(words: Sequence[Word], at: int, phrases: Sequence[Phrase]) -> i
     return 0
 
 
-def _ends_with(words: Sequence[Word], phrases: Sequence[Phrase]) -> int:
+def ends_with(words: Sequence[Word], phrases: Sequence[Phrase]) -> int:
+    """Length of the first of ``phrases`` that ``words`` end with, leaving at least one
+    word before it; 0 if none."""
     for candidate in phrases:
         size = len(candidate)
         if len(words) > size and tuple(w.key for w in words[-size:]) == candidate:
@@ -106,7 +108,7 @@ def _number_at(spans: Sequence[NumberSpan], index: int) -> NumberSpan | None:
 
 def _trim(words: Sequence[Word], lexicon: Lexicon) -> Sequence[Word]:
     while words:
-        size = _ends_with(words, lexicon.item_trailing)
+        size = ends_with(words, lexicon.item_trailing)
         if not size:
             break
         words = words[:-size]

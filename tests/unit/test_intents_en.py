@@ -223,6 +223,10 @@ def test_several_items_work_for_other_shopping_actions() -> None:
         ("got the bread", ShoppingComplete(item="bread")),
         ("just picked up the eggs", ShoppingComplete(item="eggs")),
         ("bought milk", ShoppingComplete(item="milk")),
+        # when or where it was bought is no part of the item
+        ("I got the milk this morning", ShoppingComplete(item="milk")),
+        ("we bought eggs at the store", ShoppingComplete(item="eggs")),
+        ("I picked up the bread just now", ShoppingComplete(item="bread")),
         ("mark eggs as done", ShoppingComplete(item="eggs")),
         ("check off milk", ShoppingComplete(item="milk")),
         ("tick off the bread", ShoppingComplete(item="bread")),

@@ -161,6 +161,8 @@ def test_several_items(text: str, expected: tuple[Command, ...]) -> None:
         ("apaga os ovos", ShoppingRemove(item="ovos")),
         ("exclui a manteiga da minha lista", ShoppingRemove(item="manteiga")),
         ("comprei leite", ShoppingComplete(item="leite")),
+        ("comprei o leite hoje cedo", ShoppingComplete(item="leite")),
+        ("peguei os ovos no mercado", ShoppingComplete(item="ovos")),
         ("já comprei o pão", ShoppingComplete(item="pão")),
         ("peguei os ovos", ShoppingComplete(item="ovos")),
         ("marca o leite como comprado", ShoppingComplete(item="leite")),
