@@ -163,11 +163,17 @@ def _build(factory: Callable[[ItemSpec], Command], specs: Sequence[ItemSpec]) ->
     return Outcome(commands=tuple(factory(spec) for spec in specs))
 
 
+def _dated(ctx: Context) -> bool:
+    """A sentence that names no list (``dateless``) said with a date or a time: "buy
+    flowers on friday" is a reminder, "delete the meeting at 3 pm" an event."""
+    if not ctx.candidate.metadata.get("dateless"):
+        return False
+    return not ctx.grammar.when(ctx.words("item") or [], ctx.today).empty
+
+
 def _shopping_add(ctx: Context) -> Outcome:
-    if ctx.candidate.metadata.get("dateless"):
-        words = ctx.words("item") or []
-        if not ctx.grammar.when(words, ctx.today).empty:
-            return _DOES_NOT_APPLY  # a reminder with a date: agenda.add
+    if _dated(ctx):
+        return _DOES_NOT_APPLY  # agenda.add
     specs = _items(ctx)
     if isinstance(specs, Outcome):
         return specs
@@ -178,6 +184,8 @@ def _item_handler(command: Callable[[str], Command], *, done: bool = False) -> H
     """``done``: the request says an item was bought (its ``done_trailing`` go)."""
 
     def handle(ctx: Context) -> Outcome:
+        if _dated(ctx):
+            return _DOES_NOT_APPLY  # an event: agenda.remove
         specs = _items(ctx, ctx.lexicon.done_trailing if done else ())
         if isinstance(specs, Outcome):
             return specs
@@ -269,8 +277,10 @@ def _event_when(ctx: Context, words: list[Word], *, adding: bool) -> When | Outc
     if any(len(words) + i not in covered for i, w in enumerate(after) if w.key != ","):
         return _fail(Reason.BAD_DATE, final=False)
     metadata = ctx.candidate.metadata
-    if (metadata.get("require_time") and when.time is None) or (
-        metadata.get("require_date") and when.date is None
+    if (
+        (metadata.get("require_time") and when.time is None)
+        or (metadata.get("require_date") and when.date is None)
+        or (metadata.get("require_when") and when.empty)
     ):
         return _DOES_NOT_APPLY
     if when.conflict:

@@ -310,6 +310,7 @@ def test_needing_anything_reads_the_whole_list(text: str) -> None:
         ("we gotta buy eggs", ShoppingAdd(item="eggs")),
         ("I've got to get eggs", ShoppingAdd(item="eggs")),
         ("got to pick up bread", ShoppingAdd(item="bread")),
+        ("pick up some milk on the way home", ShoppingAdd(item="milk")),
         ("I have to pick up coffee", ShoppingAdd(item="coffee")),
         ("we've run out of sugar", ShoppingAdd(item="sugar")),
         ("how many things are on my list", ShoppingList()),
@@ -643,6 +644,8 @@ def test_unsupported_agenda_range() -> None:
         ("cancel dentist on friday", AgendaRemove(title="dentist", day=dt.date(2026, 12, 4))),
         ("cancel tomorrow's dentist", AgendaRemove(title="dentist", day=dt.date(2026, 12, 1))),
         ("remove the meeting with Ana from my calendar", AgendaRemove(title="meeting with Ana")),
+        # a time, and no list named: an event, not an item "meeting at 3 pm"
+        ("delete the meeting at 3 pm", AgendaRemove(title="meeting")),
         (
             "move the dentist to Friday at 4 pm",
             AgendaMove(title="dentist", new_start=at(12, 4, 16)),

@@ -391,6 +391,7 @@ def test_unsupported_agenda_range() -> None:
         ("apaga o dentista da agenda", AgendaRemove(title="dentista")),
         # "desmarca" com data é compromisso; sem data é item da lista (acima)
         ("desmarca o dentista de amanhã", AgendaRemove(title="dentista", day=dt.date(2026, 12, 1))),
+        ("apaga a reunião de amanhã", AgendaRemove(title="reunião", day=dt.date(2026, 12, 1))),
         (
             "muda o dentista para sexta às 16h",
             AgendaMove(title="dentista", new_start=at(12, 4, 16)),
