@@ -89,7 +89,7 @@ def _rendition(text: str) -> bytes:
     if not path.exists():
         CACHE.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
-        tmp.write_bytes(speech.pad(speech.piper(text), 300, 1500))
+        tmp.write_bytes(speech.pad(speech.piper(text, **speech.CLEAR), 300, 1500))
         tmp.replace(path)
     return path.read_bytes()
 

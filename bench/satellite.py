@@ -333,7 +333,7 @@ ESPEAK_VOICES = ("en-us", "en-gb", "en-us+f3", "en-gb+f2", "en-us+m3", "en-gb-sc
 WAKE_VOICES: dict[str, Callable[[], bytes]] = {
     **{
         f"piper_ls{ls}_ns{ns}": (
-            lambda ls=ls, ns=ns: speech.piper(WAKE, length_scale=ls, noise_scale=ns)
+            lambda ls=ls, ns=ns: speech.piper(WAKE, length_scale=ls, noise_scale=ns, noise_w_scale=0.333)
         )
         for ls in (0.85, 1.0, 1.2)
         for ns in (0.333, 0.667)
@@ -510,8 +510,8 @@ NEAR = (
     "Harvey is nervous",
 )
 NEAR_VOICES: dict[str, Callable[[str], bytes]] = {
-    "piper": lambda t: speech.piper(t),
-    "piper_slow": lambda t: speech.piper(t, length_scale=1.2),
+    "piper": lambda t: speech.piper(t, **speech.CLEAR),
+    "piper_slow": lambda t: speech.piper(t, length_scale=1.2, **speech.CLEAR),
     "espeak_us": lambda t: speech.espeak(t, "en-us"),
     "espeak_gb": lambda t: speech.espeak(t, "en-gb"),
     "espeak_us_f3": lambda t: speech.espeak(t, "en-us+f3"),
@@ -619,9 +619,9 @@ TV = (
     "into one of the busiest restaurants in the city.",
 )  # fmt: skip
 HOUR_VOICES: dict[str, Callable[[str], bytes]] = {
-    "piper": lambda t: speech.piper(t),
-    "piper_fast_noisy": lambda t: speech.piper(t, length_scale=0.9, noise_scale=0.667),
-    "piper_slow": lambda t: speech.piper(t, length_scale=1.15),
+    "piper": lambda t: speech.piper(t, **speech.CLEAR),
+    "piper_fast_noisy": lambda t: speech.piper(t, length_scale=0.9, noise_scale=0.667, noise_w_scale=0.333),
+    "piper_slow": lambda t: speech.piper(t, length_scale=1.15, **speech.CLEAR),
     **{
         f"espeak_{voice}": (lambda t, voice=voice, rate=rate: speech.espeak(t, voice, speed=rate))
         for voice, rate in (("en-us", 160), ("en-gb", 170), ("en-us+f3", 165), ("en-gb+f2", 150),

