@@ -333,7 +333,9 @@ ESPEAK_VOICES = ("en-us", "en-gb", "en-us+f3", "en-gb+f2", "en-us+m3", "en-gb-sc
 WAKE_VOICES: dict[str, Callable[[], bytes]] = {
     **{
         f"piper_ls{ls}_ns{ns}": (
-            lambda ls=ls, ns=ns: speech.piper(WAKE, length_scale=ls, noise_scale=ns, noise_w_scale=0.333)
+            lambda ls=ls, ns=ns: speech.piper(
+                WAKE, length_scale=ls, noise_scale=ns, noise_w_scale=0.333
+            )
         )
         for ls in (0.85, 1.0, 1.2)
         for ns in (0.333, 0.667)
@@ -620,7 +622,9 @@ TV = (
 )  # fmt: skip
 HOUR_VOICES: dict[str, Callable[[str], bytes]] = {
     "piper": lambda t: speech.piper(t, **speech.CLEAR),
-    "piper_fast_noisy": lambda t: speech.piper(t, length_scale=0.9, noise_scale=0.667, noise_w_scale=0.333),
+    "piper_fast_noisy": lambda t: speech.piper(
+        t, length_scale=0.9, noise_scale=0.667, noise_w_scale=0.333
+    ),
     "piper_slow": lambda t: speech.piper(t, length_scale=1.15, **speech.CLEAR),
     **{
         f"espeak_{voice}": (lambda t, voice=voice, rate=rate: speech.espeak(t, voice, speed=rate))
