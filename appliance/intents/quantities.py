@@ -81,17 +81,15 @@ def _counted_pieces(
     spice" is one item), after a word that is not a count ("three 2 liter bottles"),
     and never after "of" ("two bottles of 7 up"). ``starts``: where each cardinal
     number starts, and where it ends."""
-    if not piece or piece[0] not in starts:
+    if piece[0] not in starts:
         return [piece]
     out = [[piece[0]]]
     counted_to = starts[piece[0]]  # the words of the piece's own count
-    for at, index in enumerate(piece[1:], start=1):
-        before = words[piece[at - 1]].key
+    for index in piece[1:]:  # a piece is a run of consecutive words
         if (
             index in starts
-            and index == piece[at - 1] + 1
-            and piece[at - 1] >= counted_to
-            and before not in lexicon.quantities.of
+            and index - 1 >= counted_to
+            and words[index - 1].key not in lexicon.quantities.of
         ):
             out.append([])
             counted_to = starts[index]

