@@ -334,7 +334,7 @@ def _alternative_agreeing(
     """Engine A's first other reading that gives engine B's state-changing commands,
     with its rank (2 = second best; the beam's readings, then A's best mended: its
     words that sound as B's items spelled as they are, ``respelled`` with ``sounds``,
-    ``mended_readings``, with engine B's ``pauses``, and ``_with_bare_add``, with B's
+    ``mended_readings``, with engine B's ``pauses``, and ``_with_misheard_add``, with B's
     words, ``theirs``); None when there is none, or when
     A's best reading or a likelier one was refused (a negation must never be skipped)."""
     if not b_cmds or not primary.usable:
@@ -358,7 +358,7 @@ def _alternative_agreeing(
         *beam,
         *respelling,
         *mended_readings(primary.text, pauses),
-        *_with_bare_add(primary.text, theirs),
+        *_with_misheard_add(primary.text, theirs),
     ]
     return _first_giving(readings, b_cmds, parse, start=2)
 
@@ -621,6 +621,9 @@ the list", "hook coffee on the shopping list"); never read as the verb unless
 the verifier independently heard that verb and the very same item."""
 
 
+_HEARD_AS = {"add": _MISHEARD["add"], "hey": frozenset({"they", "hay"})}
+"""What Whisper tiny hears the verifier's "add" and the greeting before it as."""
+
 _TARGETS = frozenset({"list", "calendar", "agenda", "lista"})
 
 
@@ -856,17 +859,19 @@ def spliced_readings(text: str, other: str, amounts: Collection[str] = frozenset
     return readings
 
 
-def _with_bare_add(text: str, theirs: str) -> list[str]:
-    """``text`` with a misheard leading "add" put back where it names no list ("and
-    milk", "head one bag of rice": a short command, said quickly, that Whisper tiny
-    reads as a fragment), when that is word for word what the verifier heard
-    (``theirs``): "And jam." is no "add jam to the shopping list". Never "put", which
-    names where to."""
-    words = text.split(maxsplit=1)
-    if len(words) < 2 or words[0].lower().strip(",.") not in _MISHEARD["add"]:
+def _with_misheard_add(text: str, theirs: str) -> list[str]:
+    """The verifier's words (``theirs``) when ``text`` is word for word the same but
+    for an "add" Whisper misheard ("and milk", "head one bag of rice", "shopping list
+    at eggs": a short command, said quickly, that Whisper tiny reads as a fragment) or
+    the greeting before it ("they add milk to my groceries"). Never "put", which names
+    where to, and never an item's word: "And jam." is no "add jam to the shopping list"."""
+    mine, heard = _WORD.findall(text.lower()), _WORD.findall(theirs.lower())
+    if len(mine) != len(heard) or mine == heard or "add" not in heard:
         return []
-    reading = f"add {words[1]}"
-    return [reading] if _WORD.findall(reading.lower()) == _WORD.findall(theirs.lower()) else []
+    for said, verified in zip(mine, heard, strict=True):
+        if said != verified and said not in _HEARD_AS.get(verified, ()):
+            return []
+    return [" ".join(heard)]
 
 
 def _with_verb(text: str) -> list[str]:

@@ -604,6 +604,13 @@ def test_a_misheard_leading_add_counts_only_with_the_verifiers_same_command(
     assert (bare.decision, bare.commands) == ("act", (butter,))
     assert bare.details["agreed_reading"] == "add a pack of butter"
     assert gate(parser, "head one bag of rice", "add one bag of rice").decision == "act"
+    # the same after the words before a command, and with its greeting misheard
+    listed = gate(parser, "shopping list at eggs", "shopping list add eggs")
+    assert (listed.decision, listed.commands) == ("act", (c.ShoppingAdd(item="eggs"),))
+    hey = gate(parser, "they add milk to my groceries", "hey add milk to my groceries")
+    assert (hey.decision, hey.commands) == ("act", (c.ShoppingAdd(item="milk"),))
+    assert gate(parser, "they add milk", "hey add ham").decision != "act"
+    assert gate(parser, "shopping list at eggs", "shopping list add eggs too").decision != "act"
     assert gate(parser, "and milk", "add milk", b_rejected="weak").decision != "act"
     assert gate(parser, "and jam", "add ham").decision != "act"
     assert gate(parser, "and milk", None).decision == "chat"
