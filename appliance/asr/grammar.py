@@ -118,7 +118,11 @@ _EN_RULES: dict[str, str] = {
     "in (a|one|two|three) (day|days|week|weeks)|this week|[for] the week|next week)",
     "time": "(at <hour> [o'clock] [<ampm>]|at <hour> <minutes> [<ampm>]|at (noon|midnight)|"
     "at (half|a quarter|quarter|ten|twenty|five) (past|to) <hour>|in the <period>|"
-    "from <hour> [<ampm>] to <hour> [<ampm>])",
+    "from <hour> [<ampm>] to <hour> [<ampm>]|<from_now>)",
+    # "remind me in twenty minutes to check the oven"
+    "from_now": "(in (five|ten|fifteen|twenty|twenty five|thirty|forty|forty five|fifty) "
+    "minutes|in (an|one) hour|in (two|three|four|five|six) hours|in half an hour|"
+    "in an hour and a half)",
     "duration": "for (an hour|half an hour|one hour|two hours|three hours|thirty minutes|"
     "forty five minutes|fifteen minutes|an hour and a half)",
     "when": "(<date> [<time>]|<time> [<date>])",
@@ -202,7 +206,11 @@ _PT_RULES: dict[str, str] = {
     "time": "((às|as|lá pelas|por volta das) <hour> [hora|horas] [e <minutes>] "
     "[(da|de) <period>]|(ao|à) (meio-dia|meio dia|meia-noite|meia noite)|"
     "(de manhã|à tarde|de tarde|à noite|de noite)|"
-    "(das|de) <hour> [horas] (às|as|até as) <hour> [horas])",
+    "(das|de) <hour> [horas] (às|as|até as) <hour> [horas]|<from_now>)",
+    # "me lembra daqui a vinte minutos de tirar o bolo"
+    "from_now": "(daqui a|daqui|em) ((cinco|dez|quinze|vinte|vinte e cinco|trinta|quarenta|"
+    "quarenta e cinco|cinquenta) minutos|uma hora|meia hora|uma hora e meia|duas horas|"
+    "três horas)",
     "duration": "(por|durante) (uma hora|meia hora|duas horas|três horas|trinta minutos|"
     "quinze minutos|uma hora e meia)",
     "when": "(<date> [<time>]|<time> [<date>])",
@@ -1109,11 +1117,17 @@ def _renamed(node: Node, old: str, new: str) -> Node:
 # one stayed at 84 of 132, chatter read as a command stayed at 8 of 84, and fewer
 # utterances ended in no sentence (2 against 7). A longer tail of fillers ("for me,
 # thanks") did make noisy commands end in no sentence, and "too" or "as well" after any
-# command made the verifier lose "a kilo of rice" (espeak-ng's voice) in its search.
+# command made the verifier lose "a kilo of rice" (espeak-ng's voice) in its search;
+# after an added item only, they do not (``ALSO_WORDS``).
 CLOSING_WORDS: dict[str, tuple[str, ...]] = {
     "en": ("please", "thanks", "thank you"),
     "pt": ("por favor", "obrigado", "obrigada"),
 }
+# A word that adds to what was asked before ("add carrots too"), after an item added to
+# the list only. Measured through the whole turn (PocketSphinx and Whisper, the eight
+# voices of ``bench voice``, quiet): of 104 such commands 62 ran, against 15 without
+# these words; its 224 commands stayed as they were (188 right, against 189).
+ALSO_WORDS: dict[str, tuple[str, ...]] = {"en": ("too", "as well", "also"), "pt": ("também",)}
 _HESITATIONS = frozenset({"uh", "uhh", "uhm", "um", "umm", "er", "erm", "hmm", "ahn", "hum"})
 _NOT_A_START = frozenset({"yes", "yeah", "no", "sim", "não", "nao"})  # answers, not commands
 # "and" sounds like "add": with a leading "and" in its grammar, the verifier heard "add a
@@ -1234,10 +1248,16 @@ def _build(lang: str, items: tuple[str, ...]) -> Grammar:
     sentence_rules = [r for rs in intents.values() for r in rs]
     rules["polite_start"] = _polite_start(lang)
     closing = tuple(_seq(Word(w) for w in t.split()) for t in CLOSING_WORDS.get(lang, ()))
+    also = tuple(_seq(Word(w) for w in t.split()) for t in ALSO_WORDS.get(lang, ()))
+    adding = [r for i in _LIST_INTENTS for r in intents.get(i, ())]
+    sentences: tuple[Node, ...] = tuple(Ref(r) for r in sentence_rules if r not in adding)
+    if also and adding:
+        added = Seq((Alt(tuple(Ref(r) for r in adding)), Alt(also, optional=True)))
+        sentences = (added, *sentences)
     rules["command"] = Seq(
         (
             Alt((Ref("polite_start"),), optional=True),
-            Alt(tuple(Ref(r) for r in sentence_rules)),
+            Alt(sentences),
             *((Alt(closing, optional=True),) if closing else ()),
         )
     )

@@ -48,6 +48,7 @@ class Fragment:
     end_time: Clock | None = None
     period: str | None = None
     duration: int | None = None
+    ahead: int | None = None  # minutes from now: "in 20 minutes", "daqui a meia hora"
 
 
 @dataclass(frozen=True)
@@ -59,21 +60,35 @@ class When:
     time: dt.time | None = None
     end_time: dt.time | None = None
     duration_minutes: int | None = None
+    ahead_minutes: int | None = None
+    """A time said from now ("in 20 minutes"): no date, time or part of the day with it."""
     conflict: bool = False
     fragments: tuple[Fragment, ...] = field(default=())
 
     @property
     def empty(self) -> bool:
         """True when no date or time was found."""
-        return self.date is None and self.time is None
+        return self.date is None and not self.timed
+
+    @property
+    def timed(self) -> bool:
+        """True when a time of day was said, as a clock time or as a time from now."""
+        return self.time is not None or self.ahead_minutes is not None
 
     def covered(self) -> set[int]:
         """Indexes of the words that belong to a date/time expression."""
         return {i for f in self.fragments for i in range(f.start, f.end)}
 
     def start(self, now: dt.datetime) -> dt.datetime | dt.date | None:
-        """Start as an aware datetime, a date (all day) or None."""
+        """Start as an aware datetime, a date (all day) or None.
+
+        A time from now counts from ``now`` to the minute, in real time (across a
+        daylight-saving change too), and is given in the time zone of ``now``.
+        """
         tz = now.tzinfo
+        if self.ahead_minutes is not None:
+            minute = now.replace(second=0, microsecond=0).astimezone(dt.UTC)
+            return (minute + dt.timedelta(minutes=self.ahead_minutes)).astimezone(tz)
         if self.time is not None:
             if self.date is not None:
                 return dt.datetime.combine(self.date, self.time, tzinfo=tz)
@@ -312,6 +327,12 @@ class DateGrammar:
         period = self._words.periods.get(g.get("period", ""))
         if "relp" in g:
             period = self._words.periods.get(self._words.relative_periods[g["relp"]][1])
+        duration = self._duration(g)
+        ahead: int | None = None
+        if "ahead" in g:  # "in 20 minutes": a duration counted from now
+            if duration is None:
+                return None
+            ahead, duration = duration, None
         return Fragment(
             start=start,
             end=end,
@@ -320,7 +341,8 @@ class DateGrammar:
             time=time,
             end_time=end_time,
             period=period,
-            duration=self._duration(g),
+            duration=duration,
+            ahead=ahead,
         )
 
     # -- public ---------------------------------------------------------------
@@ -362,11 +384,15 @@ class DateGrammar:
         ends = [f for f in fragments if f.end_time is not None]
         durations = [f.duration for f in fragments if f.duration is not None]
         periods = [f.period for f in fragments if f.period is not None]
+        aheads = [f.ahead for f in fragments if f.ahead is not None]
         conflict = (
             len({f.date for f in dates}) > 1
             or len({f.time for f in times}) > 1
             or len(ends) > 1
             or len(set(durations)) > 1
+            or len(set(aheads)) > 1
+            # "tomorrow in 20 minutes", "in an hour at 3 pm": never merged
+            or bool(aheads and (dates or times or periods))
         )
         period = periods[0] if periods else None
         end_clock = ends[0].end_time if ends else None
@@ -383,6 +409,7 @@ class DateGrammar:
             time=time,
             end_time=end_time,
             duration_minutes=durations[0] if durations else None,
+            ahead_minutes=aheads[0] if aheads else None,
             conflict=conflict,
             fragments=fragments,
         )

@@ -278,7 +278,7 @@ def _event_when(ctx: Context, words: list[Word], *, adding: bool) -> When | Outc
         return _fail(Reason.BAD_DATE, final=False)
     metadata = ctx.candidate.metadata
     if (
-        (metadata.get("require_time") and when.time is None)
+        (metadata.get("require_time") and not when.timed)
         or (metadata.get("require_date") and when.date is None)
         or (metadata.get("require_when") and when.empty)
     ):
@@ -309,7 +309,7 @@ def _event(ctx: Context, *, adding: bool = False) -> _Event | Outcome:
     if not title or not _usable(title, ctx.lexicon):
         # "add a meeting tomorrow at ten": "meeting" is the title of the reading
         # "(add|put) {event}", which needs a time (else it is a shopping item)
-        return _fail(Reason.missing("title"), final=when.time is None)
+        return _fail(Reason.missing("title"), final=not when.timed)
     return _Event(title, location, when)
 
 

@@ -209,7 +209,9 @@ def load_lexicon(lang: str) -> Lexicon:
     quantities = raw["quantities"]
     return Lexicon(
         language=lang,
-        fillers=FillerRules.build(fillers["anywhere"], fillers["leading"], fillers["trailing"]),
+        fillers=FillerRules.build(
+            fillers["anywhere"], fillers["leading"], fillers["trailing"], fillers["kept"]
+        ),
         negation=Negation(
             words=_words(negation["words"]),
             suffixes=tuple(fold(s) for s in negation["suffixes"]),

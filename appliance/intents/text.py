@@ -76,12 +76,18 @@ class FillerRules:
     anywhere: re.Pattern[str] | None
     leading: re.Pattern[str] | None
     trailing: re.Pattern[str] | None
+    kept: re.Pattern[str] | None = None
 
     @classmethod
     def build(
-        cls, anywhere: Iterable[str], leading: Iterable[str], trailing: Iterable[str]
+        cls,
+        anywhere: Iterable[str],
+        leading: Iterable[str],
+        trailing: Iterable[str],
+        kept: Iterable[str] = (),
     ) -> FillerRules:
-        """Compile the three filler lists."""
+        """Compile the three filler lists, and the phrases never blanked although a
+        filler is part of them (``kept``: "45 minutes from now")."""
 
         def compile_(
             template: str, words: Iterable[str], between: str = r"\s+"
@@ -94,17 +100,25 @@ class FillerRules:
             # a comma may be written inside one: "oh, and ...", "ok, so ..."
             leading=compile_(r"^[\s,]*(?:{})(?![\w'])", leading, r"[\s,]+"),
             trailing=compile_(r"(?<![\w'])(?:{})[\s,]*$", trailing),
+            kept=compile_(r"(?<![\w'])(?:{})(?![\w'])", kept),
         )
 
     def blank(self, text: str) -> str:
         """Blank out filler words, leaving offsets unchanged."""
+        kept = [m.span() for m in self.kept.finditer(text)] if self.kept is not None else []
+
+        def blank_unless_kept(match: re.Match[str]) -> str:
+            if any(start < match.end() and match.start() < end for start, end in kept):
+                return match.group(0)
+            return _blank(match)
+
         if self.anywhere is not None:
-            text = self.anywhere.sub(_blank, text)
+            text = self.anywhere.sub(blank_unless_kept, text)
         for pattern in (self.leading, self.trailing):
             if pattern is None:
                 continue
             while True:
-                changed = pattern.sub(_blank, text, count=1)
+                changed = pattern.sub(blank_unless_kept, text, count=1)
                 if changed == text:
                     break
                 text = changed

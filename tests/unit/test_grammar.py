@@ -138,6 +138,7 @@ def test_outputs_parse_like_the_text_commands(parser: IntentParser) -> None:
         (pt, "o que tem na agenda amanhã", "agenda.list"),
         (pt, "tá acabando o açúcar", "shopping.add"),
         (pt, "também coloca banana na lista", "shopping.add"),
+        (pt, "coloca banana na lista também", "shopping.add"),
     ]
     for grammar, text, intent in cases:
         assert grammar.accepts(text), text
@@ -193,6 +194,10 @@ def test_polite_commands_and_reminders(parser: IntentParser) -> None:
         ("i think we need more eggs", "shopping.add"),
         ("actually remove the milk from the list", "shopping.remove"),
         ("don't let me forget to buy milk", "shopping.add"),
+        ("add carrots too", "shopping.add"),
+        ("we need eggs as well", "shopping.add"),
+        ("put some butter on the list too please", "shopping.add"),
+        ("add apples also", "shopping.add"),
     ]:
         assert en.accepts(text), text
         result = parser.parse(text, now=now)
@@ -206,7 +211,10 @@ def test_polite_commands_and_reminders(parser: IntentParser) -> None:
         "yes add milk to the list",
         "add milk please thanks",
         "and",
-        "add carrots too",  # understood by the parser only (see CLOSING_WORDS)
+        # "too" after an added item only (ALSO_WORDS, CLOSING_WORDS)
+        "remove the eggs from the list too",
+        "what's on my shopping list as well",
+        "add carrots too too",
         "and put eggs on the list",  # "and" sounds like "add": the parser's only
     ):
         assert not en.accepts(text), text
@@ -355,6 +363,50 @@ def test_portuguese_reminders(parser: IntentParser) -> None:
     for text in ("não esquece de comprar limão", "compra duas caixas de leite"):
         assert pt.accepts(text), text
         assert parser.parse(text, lang="pt", now=now).intent == "shopping.add", text
+
+
+def test_a_time_from_now_is_heard_as_the_parser_reads_it(parser: IntentParser) -> None:
+    """A time from now ("in twenty minutes", "daqui a meia hora") is in the grammar, and
+    the verifier's words give the same start as Whisper's digits."""
+    now = dt.datetime(2026, 3, 2, 9, 0, 20, tzinfo=dt.UTC)
+    cases = [
+        (
+            "en",
+            "remind me in twenty minutes to check the oven",
+            "Remind me in 20 minutes to check the oven.",
+            20,
+        ),
+        (
+            "en",
+            "remind me to take out the trash in an hour",
+            "Remind me to take out the trash in an hour.",
+            60,
+        ),
+        (
+            "en",
+            "remind me in half an hour to call mom",
+            "Remind me in half an hour to call mom.",
+            30,
+        ),
+        (
+            "pt",
+            "me lembra daqui a vinte minutos de tirar o lixo",
+            "Me lembra daqui a 20 minutos de tirar o lixo.",
+            20,
+        ),
+        (
+            "pt",
+            "me lembra de ligar pra mãe daqui a meia hora",
+            "Me lembra de ligar pra mãe daqui a meia hora.",
+            30,
+        ),
+    ]
+    for lang, heard, written, minutes in cases:
+        assert build_grammar(lang).accepts(heard), heard
+        start = now.replace(second=0) + dt.timedelta(minutes=minutes)
+        for text in (heard, written):  # as the verifier hears it, as Whisper writes it
+            command = parser.parse(text, lang=lang, now=now).command
+            assert command is not None and getattr(command, "start", None) == start, text
 
 
 @pytest.mark.parametrize(

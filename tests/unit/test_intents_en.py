@@ -584,6 +584,89 @@ def test_now_is_read_in_the_parser_time_zone() -> None:
     assert result.command == AgendaAdd(title="dentist", start=dt.date(2026, 12, 2))
 
 
+# -- agenda: a time from now ---------------------------------------------------------
+
+# Seconds are dropped: "in 20 minutes" said at 10:07:33 is 10:27.
+NOW_WITH_SECONDS = dt.datetime(2026, 11, 30, 10, 7, 33, 250_000, tzinfo=SP)
+
+
+@pytest.mark.parametrize(
+    ("text", "title", "minutes"),
+    [
+        ("remind me in 20 minutes to check the oven", "check the oven", 20),
+        ("remind me to check the oven in twenty minutes", "check the oven", 20),
+        ("remind me to take the cake out in an hour", "take the cake out", 60),
+        ("remind me in half an hour to turn off the oven", "turn off the oven", 30),
+        ("set a reminder for 2 hours from now to call mom", "call mom", 120),
+        ("remind me in an hour and a half to stretch", "stretch", 90),
+        ("remind me to stretch in one and a half hours", "stretch", 90),
+        ("remind me to call mom 45 minutes from now", "call mom", 45),
+        ("remind me in 45 minutes from now to call mom", "call mom", 45),
+        ("remind me to call mom in 1 hour and 15 minutes", "call mom", 75),
+        # "add X" with a time of day is an agenda entry: a time from now is one
+        ("add check the oven in 20 minutes", "check the oven", 20),
+    ],
+)
+def test_a_time_from_now(text: str, title: str, minutes: int) -> None:
+    result = parse(text, now=NOW_WITH_SECONDS)
+    start = at(11, 30, 10, 7) + dt.timedelta(minutes=minutes)
+    assert result.commands == (AgendaAdd(title=title, start=start),), (text, result)
+    assert result.reason is None
+    assert not result.ask
+
+
+def test_a_time_from_now_passes_midnight() -> None:
+    late = dt.datetime(2026, 11, 30, 23, 30, 45, tzinfo=SP)
+    result = parse("remind me in 2 hours to take my pills", now=late)
+    assert result.command == AgendaAdd(title="take my pills", start=at(12, 1, 1, 30))
+
+
+def test_a_time_from_now_is_real_time_across_dst() -> None:
+    # 00:30 GMT on the night the clocks go forward: an hour later is 02:30 BST
+    night = dt.datetime(2027, 3, 28, 0, 30, tzinfo=LONDON)
+    result = parser("Europe/London").parse("remind me in an hour to call Bob", now=night)
+    assert isinstance(result.command, AgendaAdd)
+    assert result.command.start == dt.datetime(2027, 3, 28, 2, 30, tzinfo=LONDON)
+    assert isinstance(result.command.start, dt.datetime)
+    assert result.command.start.utcoffset() == dt.timedelta(hours=1)  # BST
+    elapsed = result.command.start.astimezone(dt.UTC) - night.astimezone(dt.UTC)
+    assert elapsed == dt.timedelta(hours=1)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "remind me tomorrow in 20 minutes to check the oven",
+        "remind me to check the oven on friday in an hour",
+        "remind me in 20 minutes at 3 pm to check the oven",
+        "remind me in 20 minutes to check the oven in the morning",
+        "remind me in 20 minutes and in an hour to stretch",
+    ],
+)
+def test_a_time_from_now_with_another_date_is_refused(text: str) -> None:
+    result = parse(text)
+    assert result.commands == ()
+    assert result.reason == "ambiguous_date"
+
+
+def test_a_time_from_now_leaves_durations_and_days_alone() -> None:
+    assert_command(
+        "schedule yoga tomorrow at 7 am for 20 minutes",
+        AgendaAdd(title="yoga", start=at(12, 1, 7), duration_minutes=20),
+    )
+    assert_command(
+        "remind me in 20 minutes to stretch for 10 minutes",
+        AgendaAdd(title="stretch", start=at(11, 30, 10, 20), duration_minutes=10),
+    )
+    assert_command(
+        "remind me in 3 days to call mom", AgendaAdd(title="call mom", start=dt.date(2026, 12, 3))
+    )
+    assert_command("schedule call in 3 days at 10", AgendaAdd(title="call", start=at(12, 3, 10)))
+    assert_command("add milk", ShoppingAdd(item="milk"))
+    assert_command("add milk now", ShoppingAdd(item="milk"))
+    assert_command("add 2 liters of milk", ShoppingAdd(item="milk", quantity=2, unit="l"))
+
+
 # -- agenda: list / next / remove / move ---------------------------------------------------
 
 

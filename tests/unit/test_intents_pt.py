@@ -37,8 +37,8 @@ def parser() -> IntentParser:
     return IntentParser(timezone="America/Sao_Paulo")
 
 
-def parse(text: str, lang: str = "pt") -> ParseResult:
-    return parser().parse(text, lang=lang, now=NOW)
+def parse(text: str, lang: str = "pt", now: dt.datetime = NOW) -> ParseResult:
+    return parser().parse(text, lang=lang, now=now)
 
 
 def at(month: int, day: int, hour: int, minute: int = 0, year: int = 2026) -> dt.datetime:
@@ -347,6 +347,74 @@ def test_other_lists_are_refused(text: str) -> None:
 )
 def test_agenda_add(text: str, expected: Command) -> None:
     assert_command(text, expected)
+
+
+# -- agenda: daqui a ... ------------------------------------------------------------------
+
+# Os segundos caem: "daqui a 20 minutos" dito às 10:07:33 é 10:27.
+NOW_WITH_SECONDS = dt.datetime(2026, 11, 30, 10, 7, 33, 250_000, tzinfo=SP)
+
+
+@pytest.mark.parametrize(
+    ("text", "title", "minutes"),
+    [
+        ("me lembra daqui a 20 minutos de tirar o bolo", "tirar o bolo", 20),
+        ("me lembra de desligar o forno daqui a meia hora", "desligar o forno", 30),
+        ("me lembra daqui a uma hora de ligar pra mãe", "ligar pra mãe", 60),
+        ("me lembra daqui a duas horas de ligar pra mãe", "ligar pra mãe", 120),
+        ("me lembra em 20 minutos de tirar o bolo", "tirar o bolo", 20),
+        ("me lembra de tirar o bolo em vinte minutos", "tirar o bolo", 20),
+        ("me lembra de tirar o bolo daqui a uma hora e meia", "tirar o bolo", 90),
+        ("me lembra de tirar o bolo em 1 hora e 15 minutos", "tirar o bolo", 75),
+        ("lembrete de tirar o bolo dentro de meia hora", "tirar o bolo", 30),
+        ("cria um lembrete para daqui a 20 minutos de tirar o bolo", "tirar o bolo", 20),
+        ("cria um lembrete pra daqui a meia hora pra desligar o forno", "desligar o forno", 30),
+    ],
+)
+def test_a_time_from_now(text: str, title: str, minutes: int) -> None:
+    result = parse(text, now=NOW_WITH_SECONDS)
+    start = at(11, 30, 10, 7) + dt.timedelta(minutes=minutes)
+    assert result.commands == (AgendaAdd(title=title, start=start),), (text, result)
+    assert result.reason is None
+    assert not result.ask
+
+
+def test_a_time_from_now_passes_midnight() -> None:
+    late = dt.datetime(2026, 11, 30, 23, 30, 45, tzinfo=SP)
+    result = parse("me lembra daqui a duas horas de tomar o remédio", now=late)
+    assert result.command == AgendaAdd(title="tomar o remédio", start=at(12, 1, 1, 30))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "me lembra amanhã daqui a 20 minutos de tirar o bolo",
+        "me lembra de tirar o bolo na sexta em uma hora",
+        "me lembra daqui a 20 minutos às 15h de tirar o bolo",
+    ],
+)
+def test_a_time_from_now_with_another_date_is_refused(text: str) -> None:
+    result = parse(text)
+    assert result.commands == ()
+    assert result.reason == "ambiguous_date"
+
+
+def test_a_time_from_now_leaves_durations_and_days_alone() -> None:
+    assert_command(
+        "agenda academia amanhã às 7h por 20 minutos",
+        AgendaAdd(title="academia", start=at(12, 1, 7), duration_minutes=20),
+    )
+    assert_command(
+        "me lembra daqui a 20 minutos de alongar por 10 minutos",
+        AgendaAdd(title="alongar", start=at(11, 30, 10, 20), duration_minutes=10),
+    )
+    assert_command(
+        "me lembra daqui a 3 dias de ligar pra mãe",
+        AgendaAdd(title="ligar pra mãe", start=dt.date(2026, 12, 3)),
+    )
+    assert_command("adiciona leite", ShoppingAdd(item="leite"))
+    assert_command("adiciona leite agora", ShoppingAdd(item="leite"))
+    assert_command("adiciona 2 litros de leite", ShoppingAdd(item="leite", quantity=2, unit="l"))
 
 
 @pytest.mark.parametrize(
