@@ -597,6 +597,7 @@ NOW_WITH_SECONDS = dt.datetime(2026, 11, 30, 10, 7, 33, 250_000, tzinfo=SP)
         ("remind me to check the oven in twenty minutes", "check the oven", 20),
         ("remind me to take the cake out in an hour", "take the cake out", 60),
         ("remind me in half an hour to turn off the oven", "turn off the oven", 30),
+        ("remind me in half a hour to call mom", "call mom", 30),  # as Whisper wrote it
         ("set a reminder for 2 hours from now to call mom", "call mom", 120),
         ("remind me in an hour and a half to stretch", "stretch", 90),
         ("remind me to stretch in one and a half hours", "stretch", 90),
