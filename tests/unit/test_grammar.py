@@ -190,6 +190,8 @@ def test_polite_commands_and_reminders(parser: IntentParser) -> None:
         ("jarvis could you put eggs on the list", "shopping.add"),
         # one request after another, a doubt, a closing "too"
         ("oh add carrots to the list", "shopping.add"),
+        ("oh and add carrots", "shopping.add"),
+        ("oh and remind me to call mom tomorrow at five p.m.", "agenda.add"),
         ("also add onions", "shopping.add"),
         ("i think we need more eggs", "shopping.add"),
         ("actually remove the milk from the list", "shopping.remove"),
@@ -215,7 +217,8 @@ def test_polite_commands_and_reminders(parser: IntentParser) -> None:
         "remove the eggs from the list too",
         "what's on my shopping list as well",
         "add carrots too too",
-        "and put eggs on the list",  # "and" sounds like "add": the parser's only
+        "and put eggs on the list",  # "and" sounds like "add"
+        "go and add milk",  # Whisper's reading of "oh, and": the parser's only
     ):
         assert not en.accepts(text), text
 

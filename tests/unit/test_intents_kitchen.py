@@ -33,6 +33,7 @@ def parser() -> IntentParser:
         ("need to buy batteries", "en", "batteries"),
         # one request after another, or said with a doubt
         ("oh, and add carrots", "en", "carrots"),
+        ("go and add carrots", "en", "carrots"),  # Whisper's "oh, and" on flite's voices
         ("also add onions", "en", "onions"),
         ("I think we need more eggs", "en", "eggs"),
         ("add eggs to shopping", "en", "eggs"),
