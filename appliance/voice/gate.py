@@ -9,9 +9,10 @@ Decisions:
 - ``act``: both engines give the same state-changing commands: run them. Engine A's
   reading may be one of the alternatives its beam found almost as likely as its best
   (``Heard.alternatives``), when no likelier reading of A was a refusal ("don't add"),
-  and only to mend an item A's best reading did not name right: when that reading's
-  items are all in the verifier's ``vocabulary``, another item from A's beam is a
-  different item ("oat milk" and "oatmeal"), and the turn asks.
+  never one that leaves out a word of A's best ("add cookies" for "and add cookies",
+  said "add oat cookies"), and only to mend an item A's best reading did not name
+  right: when that reading's items are all in the verifier's ``vocabulary``, another
+  item from A's beam is a different item ("oat milk" and "oatmeal"), and the turn asks.
   A "weak" verifier transcript (``rejected="weak"``: unsure, not far off) counts only
   when it gives exactly the commands of A's best reading (or of that reading with a
   misheard leading "add" or "put" repaired, or its small words mended: "we're out on
@@ -352,6 +353,10 @@ def _alternative_agreeing(
     # paused.
     listing = commands_of(parse(listed(primary.text, pauses))) if pauses else commands_of(a)
     beam = () if holds_other_items(listing, b_cmds) else primary.alternatives
+    # Nor one that leaves out any other word of the best reading: Whisper wrote "and
+    # add cookies" for "add oat cookies" (its "add" stood for "oat"), and its beam's
+    # "add cookies" agreed with a verifier that cannot hear oat cookies.
+    shorter = frozenset(t for t in beam if leaves_out_words(primary.text, t))
     same_sound = respelled(primary.text, b_cmds, sounds) if sounds is not None else None
     respelling = [listed(same_sound, pauses)] if same_sound is not None else []
     readings = [
@@ -360,20 +365,26 @@ def _alternative_agreeing(
         *mended_readings(primary.text, pauses),
         *_with_misheard_add(primary.text, theirs),
     ]
-    return _first_giving(readings, b_cmds, parse, start=2)
+    return _first_giving(readings, b_cmds, parse, start=2, barred=shorter)
 
 
 def _first_giving(
-    readings: Sequence[str], commands: Sequence[Command], parse: Parse, *, start: int
+    readings: Sequence[str],
+    commands: Sequence[Command],
+    parse: Parse,
+    *,
+    start: int,
+    barred: Collection[str] = frozenset(),
 ) -> tuple[int, str] | None:
     """The first of ``readings`` that gives exactly ``commands``, with its rank
     (``start`` for the first); None when none does, or a reading before it was
-    refused (a negation must never be skipped)."""
+    refused (a negation must never be skipped). ``barred`` readings are never the
+    one, though their refusal counts."""
     for rank, text in enumerate(readings, start=start):
         result = parse(text)
         if said_no(result):
             return None
-        if same_commands(commands_of(result), commands):
+        if text not in barred and same_commands(commands_of(result), commands):
             return rank, text
     return None
 
@@ -637,6 +648,10 @@ def repaired_readings(text: str) -> list[str]:
     verb = next((verb for verb, heard in _MISHEARD.items() if first in heard), None)
     if verb is None or not _TARGETS & {w.strip(",.!?").lower() for w in words[1].split()}:
         return []
+    if words[1].split()[0].lower().strip(",.") in _MISHEARD:
+        # "and add cookies": the verb was heard; "and" is no misheard one in front of it
+        # (said "add oat cookies", Whisper's "add" stood for "oat")
+        return []
     return [f"{verb} {words[1]}"]
 
 
@@ -785,6 +800,17 @@ def _slot_key(word: str) -> str:
 
 def _says_an_amount(words: Sequence[str], amounts: Collection[str]) -> bool:
     return any(any(ch.isdigit() for ch in w) or _slot_key(w) in amounts for w in words)
+
+
+def leaves_out_words(text: str, other: str) -> bool:
+    """True if ``other`` leaves out a word of ``text``, case and punctuation aside: a
+    word it drops, or words it puts fewer in place of ("and add" as "add")."""
+    words, others = _WORD.findall(text.lower()), _WORD.findall(other.lower())
+    matcher = difflib.SequenceMatcher(a=words, b=others, autojunk=False)
+    return any(
+        op == "delete" or (op == "replace" and i2 - i1 > j2 - j1)
+        for op, i1, i2, j1, j2 in matcher.get_opcodes()
+    )
 
 
 def _word_keys(words: Sequence[str]) -> list[str]:

@@ -18,7 +18,9 @@ from appliance.voice.gate import (
     command_key,
     decide,
     holds_other_items,
+    leaves_out_words,
     mended_words,
+    repaired_readings,
     respelled,
     shares_item_words,
     spliced_readings,
@@ -296,6 +298,25 @@ def test_an_unparsed_best_reading_may_agree_through_an_alternative(parser: Inten
     )
     assert result.decision == "act"
     assert result.commands == (c.ShoppingAdd(item="apples", quantity=3),)
+
+
+def test_a_reading_that_leaves_out_a_word_never_agrees(parser: IntentParser) -> None:
+    """Said "add oat cookies to the shopping list" (flite's slt), which the verifier
+    cannot hear: Whisper wrote "and add cookies" (its "add" stood for "oat"), its beam
+    had "add cookies", and the verifier heard "can you add cookies". Neither that
+    reading nor "and" read as a misheard "add" before "add" is a confirmation."""
+    said = "and add cookies to the shopping list"
+    assert repaired_readings(said) == []
+    assert leaves_out_words(said, "add cookies to the shopping list")
+    assert not leaves_out_words("add out milk", "add-out milk")  # the same words
+    assert not leaves_out_words("at a kilo price", "add a kilo of rice")
+    result = gate(
+        parser,
+        said,
+        "can you add cookies to the shopping list",
+        alternatives=["add cookies to the shopping list"],
+    )
+    assert result.decision == "confirm"
 
 
 @pytest.mark.parametrize(
