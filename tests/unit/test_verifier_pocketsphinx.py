@@ -76,13 +76,12 @@ def verifier() -> Iterator[PocketSphinxVerifier]:
     engine.close()
 
 
-def _stream(verifier: PocketSphinxVerifier, pcm: bytes, pace: float = 0.0) -> float:
-    """Feed ``pcm`` in 100 ms chunks, ``pace`` seconds apart; the time of the last chunk."""
+def _stream(verifier: PocketSphinxVerifier, pcm: bytes, pace: float = 0.0) -> None:
+    """Feed ``pcm`` in 100 ms chunks, ``pace`` seconds apart."""
     for offset in range(0, len(pcm), CHUNK):
         verifier.accept(pcm[offset : offset + CHUNK])
         if pace:
             time.sleep(pace)
-    return time.perf_counter()
 
 
 def test_commands_are_transcribed_exactly(verifier: PocketSphinxVerifier, speaker: Speaker) -> None:
