@@ -18,6 +18,7 @@ from appliance.protocol.receipts import ReceiptEvent
 from appliance.store import agenda as repo
 
 _HORIZON = dt.timedelta(days=366)
+_SATURDAY, _SUNDAY = 5, 6
 
 
 def day_start(day: dt.date, tz: zoneinfo.ZoneInfo) -> dt.datetime:
@@ -75,21 +76,37 @@ async def add(ctx: Context, cmd: AgendaAdd) -> Outcome:
     return Outcome("success", events=[receipt_event(row, ctx.tz)], details=details)
 
 
-def _range(ctx: Context, cmd: AgendaList) -> tuple[dt.datetime, dt.datetime]:
-    today = ctx.now.astimezone(ctx.tz).date()
+def list_range(
+    cmd: AgendaList, now: dt.datetime, tz: zoneinfo.ZoneInfo
+) -> tuple[dt.datetime, dt.datetime]:
+    """The instants an agenda listing covers, from ``since`` up to ``until``.
+
+    "week" is the next seven days from now; "weekend" the coming Saturday and Sunday
+    (from now when the weekend has begun); "next_week" Monday to Sunday of the next
+    calendar week."""
+    today = now.astimezone(tz).date()
     if cmd.range == "tomorrow":
-        return day_bounds(today + dt.timedelta(days=1), ctx.tz)
+        return day_bounds(today + dt.timedelta(days=1), tz)
     if cmd.range == "week":
-        return ctx.now, day_start(today + dt.timedelta(days=7), ctx.tz)
+        return now, day_start(today + dt.timedelta(days=7), tz)
+    if cmd.range == "weekend":
+        saturday = today + dt.timedelta(days=(_SATURDAY - today.weekday()) % 7)
+        if today.weekday() == _SUNDAY:
+            saturday = today - dt.timedelta(days=1)
+        since, until = day_bounds(saturday, tz, days=2)
+        return max(since, now), until
+    if cmd.range == "next_week":
+        monday = today + dt.timedelta(days=7 - today.weekday())
+        return day_bounds(monday, tz, days=7)
     if cmd.range == "day" and cmd.day is not None:
-        return day_bounds(cmd.day, ctx.tz)
-    return day_bounds(today, ctx.tz)
+        return day_bounds(cmd.day, tz)
+    return day_bounds(today, tz)
 
 
 async def list_(ctx: Context, cmd: AgendaList) -> Outcome:
     if cmd.range == "day" and cmd.day is None:
         return Outcome("rejected", "missing_day")
-    since, until = _range(ctx, cmd)
+    since, until = list_range(cmd, ctx.now, ctx.tz)
     rows = await repo.between(ctx.conn, ctx.household_id, since, until)
     return Outcome(
         "success",
@@ -100,6 +117,16 @@ async def list_(ctx: Context, cmd: AgendaList) -> Outcome:
 
 
 async def next_(ctx: Context, cmd: AgendaNext) -> Outcome:
+    if cmd.title is not None:
+        # the soonest entry of that title, or containing its words ("dentist" finds
+        # "Dentist appointment")
+        rows = await repo.find(ctx.conn, ctx.household_id, item_key(cmd.title), ctx.now,
+                               ctx.now + _HORIZON)  # fmt: skip
+        if not rows:
+            return Outcome("not_found", "no_matching_event", details={"title": cmd.title})
+        soonest = min(rows, key=lambda r: r.starts_at)
+        return Outcome("success", events=[receipt_event(soonest, ctx.tz)],
+                       details={"title": cmd.title})  # fmt: skip
     row = await repo.next_event(ctx.conn, ctx.household_id, ctx.now)
     if row is None:
         return Outcome("not_found", "no_upcoming_events")

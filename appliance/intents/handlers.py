@@ -16,7 +16,7 @@ from appliance.intents.dates import DateGrammar, When
 from appliance.intents.lexicon import Lexicon, Phrase
 from appliance.intents.matching import Candidate
 from appliance.intents.quantities import ItemSpec, ends_with, parse_item, split_items
-from appliance.intents.text import Utterance, Word, span_text, words_of
+from appliance.intents.text import Utterance, Word, fold, span_text, words_of
 from appliance.protocol.commands import (
     AgendaAdd,
     AgendaList,
@@ -350,15 +350,39 @@ def _agenda_list(ctx: Context) -> Outcome:
     if words is None:
         return Outcome(commands=(AgendaList(range="today"),))
     said = " ".join(w.key for w in words)
-    if said in ctx.lexicon.dates.week:
-        return Outcome(commands=(AgendaList(range="week"),))
+    dates = ctx.lexicon.dates
+    spans: tuple[tuple[frozenset[str], AgendaRange], ...] = (
+        (dates.week, "week"), (dates.weekend, "weekend"), (dates.next_week, "next_week"),
+    )  # fmt: skip
+    for phrases, name in spans:
+        if said in phrases:
+            return Outcome(commands=(AgendaList(range=name),))
     if said in ctx.lexicon.dates.unsupported_ranges:
         return _fail(Reason.UNSUPPORTED_RANGE)
     return _list_day(ctx, words)
 
 
-def _agenda_next(_: Context) -> Outcome:
-    return Outcome(commands=(AgendaNext(),))
+def _agenda_next(ctx: Context) -> Outcome:
+    if ctx.words("event") is None:
+        return Outcome(commands=(AgendaNext(),))
+    # "when is my dentist appointment": the next entry of that title. Any other
+    # reading of the words comes first ("what time is it" is no title).
+    event = _event(ctx)
+    if isinstance(event, Outcome) or event.when.conflict:
+        return _DOES_NOT_APPLY
+    if fold(event.title).split()[0] in ctx.lexicon.pronouns:
+        return _DOES_NOT_APPLY  # "what time is it in tokyo"
+    when = event.when
+    if when.date is not None:
+        # "what time is the game tomorrow": that day's agenda answers it
+        label_range = _LABEL_RANGES.get(when.label or "")
+        listing = AgendaList(range=label_range or "day", day=None if label_range else when.date)
+        return Outcome(commands=(listing,))
+    if not when.empty:
+        return _DOES_NOT_APPLY  # a time alone ("when is the meeting at 3") asks nothing
+    if event.title.casefold() in ctx.lexicon.generic_events:
+        return Outcome(commands=(AgendaNext(),))
+    return Outcome(commands=(AgendaNext(title=event.title),))
 
 
 def _agenda_remove(ctx: Context) -> Outcome:

@@ -56,6 +56,8 @@ class DateWords:
     duration_units: Mapping[str, int]
     one_words: frozenset[str]
     week: frozenset[str]
+    weekend: frozenset[str]
+    next_week: frozenset[str]
     unsupported_ranges: frozenset[str]
     recurring: frozenset[str]
     """Words of a repetition ("every tuesday"): not supported."""
@@ -122,6 +124,7 @@ class Lexicon:
     compounds: tuple[Phrase, ...]
     location_markers: frozenset[str]
     title_joiners: frozenset[str]
+    generic_events: frozenset[str]
     dates: DateWords
     raw: Mapping[str, Any]
 
@@ -175,6 +178,8 @@ def _dates(raw: Mapping[str, Any]) -> DateWords:
         duration_units=_table(raw["duration_units"]),
         one_words=_words(raw["one_words"]),
         week=_words(raw["week"]),
+        weekend=_words(raw["weekend"]),
+        next_week=_words(raw["next_week"]),
         unsupported_ranges=_words(raw["unsupported_ranges"]),
         recurring=_words(raw["recurring"]),
         recurring_days=_words(raw["recurring_days"]),
@@ -237,6 +242,7 @@ def load_lexicon(lang: str) -> Lexicon:
         compounds=_phrases(raw["compounds"]),
         location_markers=_words(raw["location_markers"]),
         title_joiners=_words(raw["title_joiners"]),
+        generic_events=_words(raw["generic_events"]),
         dates=_dates(raw["dates"]),
         raw=raw,
     )

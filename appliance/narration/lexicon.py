@@ -193,7 +193,11 @@ def vocabulary(lang: str) -> frozenset[str]:
         words.update(t.text for t in tokenize(name))
     words |= {"segunda", "terca", "quarta", "quinta", "sexta", "feira"} if lang == "pt" else set()
     words |= set(RELATIVE_DAYS[lang]) | set(AFTER_TOMORROW[lang])
-    words |= {"nesta", "semana", "neste", "fim"} if lang == "pt" else {"this", "week"}
+    words |= (
+        {"nesta", "semana", "neste", "fim", "de", "na", "que", "vem"}
+        if lang == "pt"
+        else {"this", "week", "weekend", "next"}
+    )
     return frozenset(words)
 
 

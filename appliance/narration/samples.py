@@ -86,6 +86,8 @@ def samples(now: dt.datetime, names: Names = ENGLISH) -> dict[str, Receipt]:
     """Labelled sample receipts; dates relative to ``now`` (aware, in the local offset)."""
     n = names
     tomorrow_3pm = _at(now, 1, 15)
+    to_saturday = (5 - now.weekday()) % 7
+    to_monday = 7 - now.weekday()
     friday = _at(now, (4 - now.weekday()) % 7 or 7, 16)
     far = _at(now, 20, 16)
     listing = [item(x) for x in (n.item, n.item_plural, n.other)]
@@ -189,9 +191,21 @@ def samples(now: dt.datetime, names: Names = ENGLISH) -> dict[str, Receipt]:
             "agenda.list", "success", events=[event(n.event, far)], range="day",
             since=far.replace(hour=0, minute=0).isoformat(), count=1),
         "agenda_empty": receipt("agenda.list", "success", range="tomorrow", count=0),
+        "agenda_weekend": receipt(
+            "agenda.list", "success", events=[event(n.event, _at(now, to_saturday, 10))],
+            range="weekend", since=_at(now, to_saturday, 0).isoformat(),
+            until=_at(now, to_saturday + 2, 0).isoformat(), count=1),
+        "agenda_next_week_empty": receipt(
+            "agenda.list", "success", range="next_week",
+            since=_at(now, to_monday, 0).isoformat(),
+            until=_at(now, to_monday + 7, 0).isoformat(), count=0),
         "agenda_list_confirm": receipt("agenda.list", "needs_confirmation"),
         "next": receipt("agenda.next", "success", events=[event(n.event, tomorrow_3pm)]),
         "next_none": receipt("agenda.next", "not_found", "no_upcoming_events"),
+        "next_titled": receipt("agenda.next", "success", events=[event(n.event, friday)],
+                               title=n.event),
+        "next_titled_missing": receipt("agenda.next", "not_found", "no_matching_event",
+                                       title=n.other_event),
         "next_confirm": receipt("agenda.next", "needs_confirmation"),
         # agenda.remove / move
         "agenda_remove": receipt("agenda.remove", "success",

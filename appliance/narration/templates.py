@@ -159,6 +159,10 @@ TEMPLATES: dict[Key, T] = {
     ("agenda.next", "success", ANY, ANY): T(
         "Your next appointment is {event} {when}.",
         "Seu próximo compromisso é {event} {when}."),
+    # "when is my dentist appointment": the entry asked for by its title
+    ("agenda.next", "success", ANY, "titled"): T(
+        "{event} is {when}.",
+        "{event} é {when}."),
     ("agenda.next", "not_found", ANY, ANY): T(
         "You have no upcoming appointments.",
         "Você não tem nenhum compromisso marcado."),
@@ -278,6 +282,8 @@ _RANGES = {
     "today": T("today", "hoje"),
     "tomorrow": T("tomorrow", "amanhã"),
     "week": T("this week", "nesta semana"),
+    "weekend": T("this weekend", "neste fim de semana"),
+    "next_week": T("next week", "na semana que vem"),
 }
 _SAME_DAY_RANGES = frozenset({"today", "tomorrow", "day"})
 _SPACE_BEFORE_PUNCT = re.compile(r"\s+([?.!,;:])")
@@ -299,6 +305,8 @@ def variant(v: ReceiptView) -> str:
             return "empty"
         if v.action == "agenda.add" and v.details.get("past"):
             return "past"
+        if v.action == "agenda.next" and v.details.get("title"):
+            return "titled"
     if v.action == "memory.add" and v.items:
         stance = v.details.get("stance")
         if stance in ("likes", "dislikes", "allergic"):

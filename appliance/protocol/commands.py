@@ -27,7 +27,7 @@ ItemName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1,
 Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
 Unit = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=24)]
 
-AgendaRange = Literal["today", "tomorrow", "week", "day"]
+AgendaRange = Literal["today", "tomorrow", "week", "weekend", "next_week", "day"]
 
 FIRST_YEAR, LAST_YEAR = 1900, 2999
 """Dates a command may name. Near year 1 or 9999 a time zone or a duration steps out
@@ -137,6 +137,7 @@ class AgendaList(_Command):
 
 class AgendaNext(_Command):
     action: Literal["agenda.next"] = "agenda.next"
+    title: Title | None = None
 
 
 class AgendaRemove(_Command):

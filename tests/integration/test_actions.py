@@ -207,6 +207,42 @@ async def test_all_day_event_and_day_listing(service: ActionService) -> None:
     assert other_day.events == []
 
 
+async def test_next_by_title_is_the_soonest_entry_of_that_title(service: ActionService) -> None:
+    today = dt.datetime.now(TZ).date()
+    yesterday = today - dt.timedelta(days=1)
+    await run(service, c.AgendaAdd(title="Dentist appointment", start=at(yesterday, 15)))
+    await run(service, c.AgendaAdd(title="Dentist", start=at(today + dt.timedelta(days=9), 9)))
+    await run(service, c.AgendaAdd(title="Dentist appointment",
+                                   start=at(today + dt.timedelta(days=2), 15)))  # fmt: skip
+    await run(service, c.AgendaAdd(title="Gym", start=at(today + dt.timedelta(days=1), 7)))
+    found = await run(service, c.AgendaNext(title="dentist"))
+    assert found.status == "success"
+    assert [(e.title, e.start) for e in found.events] == [
+        ("Dentist appointment", at(today + dt.timedelta(days=2), 15).isoformat())
+    ]
+    assert (await run(service, c.AgendaNext())).events[0].title == "Gym"
+    missing = await run(service, c.AgendaNext(title="piano lesson"))
+    assert (missing.status, missing.reason) == ("not_found", "no_matching_event")
+    assert missing.details["title"] == "piano lesson"
+
+
+async def test_next_week_lists_monday_to_sunday_of_the_next_calendar_week(
+    service: ActionService,
+) -> None:
+    today = dt.datetime.now(TZ).date()
+    monday = today + dt.timedelta(days=7 - today.weekday())
+    for title, day, hour in [
+        ("Before", monday - dt.timedelta(days=1), 23),
+        ("First", monday, 0),
+        ("Last", monday + dt.timedelta(days=6), 22),
+        ("After", monday + dt.timedelta(days=7), 0),
+    ]:
+        await run(service, c.AgendaAdd(title=title, start=at(day, hour)))
+    listed = await run(service, c.AgendaList(range="next_week"))
+    assert [e.title for e in listed.events] == ["First", "Last"]
+    assert listed.details["since"] == at(monday, 0).isoformat()
+
+
 async def test_ambiguous_remove_changes_nothing(service: ActionService) -> None:
     base = dt.datetime.now(TZ).date() + dt.timedelta(days=1)
     await run(service, c.AgendaAdd(title="Dentist", start=at(base, 10)))

@@ -283,6 +283,8 @@ def test_shopping_list_and_clear(text: str, expected: Command) -> None:
         ("do we still need to buy coffee", "coffee"),
         ("do I need any more cheese", "cheese"),
         ("do we need two liters of milk", "milk"),  # the entry, whatever its amount
+        ("how many eggs do we need", "eggs"),
+        ("how much milk is on the list", "milk"),
     ],
 )
 def test_one_item_on_the_list(text: str, item: str) -> None:
@@ -684,6 +686,11 @@ def test_a_time_from_now_leaves_durations_and_days_alone() -> None:
         ("what's on my agenda this week", AgendaList(range="week")),
         ("read me my calendar for this week", AgendaList(range="week")),
         ("what does my week look like", AgendaList(range="week")),
+        ("what do I have this weekend", AgendaList(range="weekend")),
+        ("anything planned for the weekend", AgendaList(range="weekend")),
+        ("am I busy over the weekend", AgendaList(range="weekend")),
+        ("what's on my calendar for next week", AgendaList(range="next_week")),
+        ("what do we have going on next week", AgendaList(range="next_week")),
         ("what's my day look like", AgendaList(range="today")),
         ("how's my day looking tomorrow", AgendaList(range="tomorrow")),
         ("what's my day like on Friday", AgendaList(range="day", day=dt.date(2026, 12, 4))),
@@ -708,14 +715,26 @@ def test_a_time_from_now_leaves_durations_and_days_alone() -> None:
         ("what time is my next appointment", AgendaNext()),
         ("what time is my appointment tomorrow", AgendaList(range="tomorrow")),
         ("when is the meeting on Friday", AgendaList(range="day", day=dt.date(2026, 12, 4))),
+        # one entry asked about by its title: the soonest of that title
+        ("when is my dentist appointment", AgendaNext(title="dentist appointment")),
+        ("what time is my next dentist appointment", AgendaNext(title="dentist appointment")),
+        ("when's the dentist", AgendaNext(title="dentist")),
+        ("when do I have my haircut", AgendaNext(title="haircut")),
+        ("when are we having dinner with the Smiths", AgendaNext(title="dinner with the Smiths")),
+        ("when is my appointment", AgendaNext()),
+        ("what time is the game tomorrow", AgendaList(range="tomorrow")),
     ],
 )
 def test_agenda_reads(text: str, expected: Command) -> None:
     assert_command(text, expected)
 
 
-def test_unsupported_agenda_range() -> None:
-    result = parse("what's on my calendar for next week")
+@pytest.mark.parametrize(
+    "text", ["what's on my calendar next month", "what do I have next weekend"]
+)
+def test_unsupported_agenda_range(text: str) -> None:
+    # "next weekend" is this weekend to some and the one after to others: asked, not read
+    result = parse(text)
     assert result.command is None
     assert result.reason == "unsupported_range"
 
@@ -803,6 +822,7 @@ def test_negations_do_nothing(text: str) -> None:
         "tell me a joke",
         "milk",
         "what time is it",
+        "what time is it in Tokyo",
         "how many eggs are left",
         # Whisper's mishearings of a leading "Add": never read as an add
         "and milk to the list",

@@ -206,6 +206,8 @@ def test_shopping_list_and_clear(text: str, expected: Command) -> None:
         ("o café está na lista", "café"),
         ("os ovos já estão na minha lista", "ovos"),
         ("a gente já colocou pão na lista", "pão"),
+        ("quantos ovos tem na lista", "ovos"),
+        ("quanto leite a gente precisa comprar", "leite"),
     ],
 )
 def test_one_item_on_the_list(text: str, item: str) -> None:
@@ -428,6 +430,10 @@ def test_a_time_from_now_leaves_durations_and_days_alone() -> None:
         ("tenho algum compromisso amanhã", AgendaList(range="tomorrow")),
         ("o que tem na agenda essa semana", AgendaList(range="week")),
         ("quais são os meus compromissos da semana", AgendaList(range="week")),
+        ("o que eu tenho no fim de semana", AgendaList(range="weekend")),
+        ("tem alguma coisa na agenda neste fim de semana", AgendaList(range="weekend")),
+        ("o que tem na agenda semana que vem", AgendaList(range="next_week")),
+        ("quais são os meus compromissos da próxima semana", AgendaList(range="next_week")),
         (
             "o que tem na agenda no dia 5 de dezembro",
             AgendaList(range="day", day=dt.date(2026, 12, 5)),
@@ -439,6 +445,10 @@ def test_a_time_from_now_leaves_durations_and_days_alone() -> None:
         ("qual é o meu próximo compromisso", AgendaNext()),
         ("qual minha próxima reunião", AgendaNext()),
         ("o que eu tenho a seguir", AgendaNext()),
+        ("quando é a consulta do dentista", AgendaNext(title="consulta do dentista")),
+        ("que horas é a minha próxima reunião", AgendaNext(title="reunião")),
+        ("quando eu tenho o cabeleireiro", AgendaNext(title="cabeleireiro")),
+        ("quando é meu compromisso", AgendaNext()),
     ],
 )
 def test_agenda_reads(text: str, expected: Command) -> None:
@@ -446,7 +456,7 @@ def test_agenda_reads(text: str, expected: Command) -> None:
 
 
 def test_unsupported_agenda_range() -> None:
-    result = parse("o que tenho na agenda semana que vem")
+    result = parse("o que tenho na agenda mês que vem")
     assert result.command is None
     assert result.reason == "unsupported_range"
 
