@@ -75,6 +75,23 @@ async def test_plural_and_singular_are_the_same_item(service: ActionService) -> 
     assert await listed(service) == []
 
 
+async def test_an_item_written_with_or_without_its_spaces_is_one_item(
+    service: ActionService,
+) -> None:
+    await run(service, c.ShoppingAdd(item="corn flakes"))
+    again = await run(service, c.ShoppingAdd(item="cornflakes"))
+    assert (again.status, again.reason) == ("no_change", "already_on_list")
+    await run(service, c.ShoppingAdd(item="ice-cream", quantity=1, unit="l"))
+    merged = await run(service, c.ShoppingAdd(item="ice cream", quantity=1, unit="l"))
+    assert merged.status == "success" and merged.items[0].quantity == 2
+    done = await run(service, c.ShoppingComplete(item="Cornflakes"))
+    assert done.status == "success"
+    assert sorted(await listed(service)) == [
+        ("corn flakes", None, None, True),
+        ("ice-cream", 2.0, "l", False),
+    ]
+
+
 async def test_different_items_never_merge(service: ActionService) -> None:
     await run(service, c.ShoppingAdd(item="milk"))
     receipt = await run(service, c.ShoppingAdd(item="oat milk"))

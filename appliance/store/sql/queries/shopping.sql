@@ -1,13 +1,19 @@
 -- name: find_item
+-- The item of this key, written with or without its spaces and hyphens: "corn flakes",
+-- "cornflakes" and "corn-flakes" are one item, however Whisper spelled it the first time.
 SELECT id, name, quantity, unit, completed
 FROM shopping_items
-WHERE list_id = %(list_id)s AND key = %(key)s
+WHERE list_id = %(list_id)s AND translate(key, ' -', '') = translate(%(key)s, ' -', '')
+ORDER BY key = %(key)s DESC, id
+LIMIT 1
 FOR UPDATE;
 
 -- name: peek_item
 SELECT id, name, quantity, unit, completed
 FROM shopping_items
-WHERE list_id = %(list_id)s AND key = %(key)s;
+WHERE list_id = %(list_id)s AND translate(key, ' -', '') = translate(%(key)s, ' -', '')
+ORDER BY key = %(key)s DESC, id
+LIMIT 1;
 
 -- name: insert_item
 INSERT INTO shopping_items (list_id, name, key, quantity, unit, added_by)
