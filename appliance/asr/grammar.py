@@ -1137,9 +1137,9 @@ _NOT_A_START = frozenset({"yes", "yeah", "no", "sim", "não", "nao"})  # answers
 # quiet), 43 of 80 commands said after "oh, and" ran, against 14 without it. The
 # benchmark's own 224 commands: 187 right, against 191 (espeak-ng's voices lost two
 # and won one that its search now finds or loses; Piper's random renditions, three).
-# "go and" is Whisper's reading of "oh, and" on flite's voices, which the parser drops;
-# the verifier has "oh and" for it.
-_WHISPER_READINGS = frozenset({"go and"})
+# "go and" and "go" are Whisper's readings of "oh, and" and "oh" on flite's voices, which
+# the parser drops; the verifier has "oh and" and "oh" for them.
+_WHISPER_READINGS = frozenset({"go and", "go"})
 
 
 def _polite_start(lang: str) -> Node:

@@ -34,6 +34,7 @@ def parser() -> IntentParser:
         # one request after another, or said with a doubt
         ("oh, and add carrots", "en", "carrots"),
         ("go and add carrots", "en", "carrots"),  # Whisper's "oh, and" on flite's voices
+        ("go add carrots", "en", "carrots"),  # and its "oh, add" on flite awb
         ("also add onions", "en", "onions"),
         ("I think we need more eggs", "en", "eggs"),
         ("add eggs to shopping", "en", "eggs"),
