@@ -114,7 +114,7 @@ _EN_RULES: dict[str, str] = {
     "thirty first)",
     "date": "([for] today|[for] tomorrow|[for] the day after tomorrow|tonight|"
     "this <period>|tomorrow <period>|[on|for] [this|next] <weekday> [<period>]|"
-    "[on] <month> <ordinal>|[on] the <ordinal> [of <month>]|"
+    "[on|for] <month> <ordinal>|[on|for] the <ordinal> [of <month>]|"
     "in (a|one|two|three) (day|days|week|weeks)|this week|[for] the week|next week)",
     # "at six in the evening", "for seven p.m." (a bare hour only with a.m. or p.m.)
     "time": "(at <hour> [o'clock] [<day_part>]|at <hour> <minutes> [<day_part>]|"

@@ -544,6 +544,15 @@ def test_other_lists_are_refused(text: str) -> None:
         ("add dentist tomorrow at 3.45 p.m.", AgendaAdd(title="dentist", start=at(12, 1, 15, 45))),
         # "at 3 pm" is a time, never a location
         ("schedule lunch at 1 pm", AgendaAdd(title="lunch", start=at(11, 30, 13))),
+        # "put a reminder in" was read as an entry called "reminder in for to call ..."
+        (
+            "put a reminder in for 8 pm to call the plumber",
+            AgendaAdd(title="call the plumber", start=at(11, 30, 20)),
+        ),
+        (
+            "put in a reminder for tomorrow at 9 to call the plumber",
+            AgendaAdd(title="call the plumber", start=at(12, 1, 9)),
+        ),
     ],
 )
 def test_agenda_add(text: str, expected: Command) -> None:
