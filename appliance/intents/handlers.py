@@ -150,10 +150,12 @@ def _items(ctx: Context, trailing: Sequence[Phrase] = ()) -> list[ItemSpec] | Ou
         return _DOES_NOT_APPLY
     if _recurring(words, ctx.lexicon):
         return _fail(Reason.RECURRING)
-    specs = [
-        parse_item(ctx.utterance.original, piece, ctx.lexicon)
-        for piece in split_items(words, ctx.lexicon)
-    ]
+    pieces = split_items(words, ctx.lexicon)
+    if any(piece and piece[0].key in ctx.lexicon.item_verbs for piece in pieces):
+        return _DOES_NOT_APPLY  # "add milk and remove eggs": two requests
+    if any(" ".join(w.key for w in piece) in ctx.lexicon.not_items for piece in pieces):
+        return _DOES_NOT_APPLY  # "I need help"
+    specs = [parse_item(ctx.utterance.original, piece, ctx.lexicon) for piece in pieces]
     if not specs or not all(spec.name and _usable(spec.name, ctx.lexicon) for spec in specs):
         return _fail(Reason.missing("item"))
     return specs

@@ -118,6 +118,8 @@ class Lexicon:
     item_trailing: tuple[Phrase, ...]
     done_trailing: tuple[Phrase, ...]
     item_bad_starts: frozenset[str]
+    item_verbs: frozenset[str]
+    not_items: frozenset[str]
     container_words: frozenset[str]
     quantities: Quantities
     conjunctions: frozenset[str]
@@ -227,6 +229,8 @@ def load_lexicon(lang: str) -> Lexicon:
         item_trailing=_phrases(raw["item_trailing"]),
         done_trailing=_phrases(raw["done_trailing"]),
         item_bad_starts=_words(raw["item_bad_starts"]),
+        item_verbs=_words(raw["item_verbs"]),
+        not_items=_words(raw["not_items"]),
         container_words=_words(raw["container_words"]),
         quantities=Quantities(
             vague=_phrases(quantities["vague"]),

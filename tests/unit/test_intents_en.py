@@ -833,6 +833,12 @@ def test_negations_do_nothing(text: str) -> None:
         "what time is it",
         "what time is it in Tokyo",
         "how many eggs are left",
+        # what no shop sells, and a second request that is no item ("remove eggs")
+        "I need help",
+        "I need a break",
+        "we need more time",
+        "add milk and remove eggs",
+        "add milk, eggs and remind me to call mom",
         # Whisper's mishearings of a leading "Add": never read as an add
         "and milk to the list",
         "at milk to the list",

@@ -519,6 +519,9 @@ def test_negations_do_nothing(text: str) -> None:
         "como está o tempo hoje",
         "e leite na lista",
         "coloca leite na lista e ovos",
+        "preciso de ajuda",
+        "a gente precisa de um tempo",
+        "adiciona leite e tira os ovos",
     ],
 )
 def test_chatter_does_nothing(text: str) -> None:
