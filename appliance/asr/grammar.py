@@ -166,9 +166,10 @@ _EN_RULES: dict[str, str] = {
     "answer": "(yes|yeah|yep|yup|yes please|yeah please|sure|sure thing|of course|correct|"
     "that's correct|that's right|right|exactly|do it|go ahead|please do|okay|ok|"
     "absolutely|definitely|confirm|confirmed|affirmative|yes do it|yes go ahead|"
-    "sounds good|all right|"
+    "sounds good|all right|go for it|why not|sure why not|(ok|okay) (do it|go ahead)|"
     "no|nope|nah|no thanks|no thank you|cancel|cancel it|cancel that|don't|do not|"
-    "don't do it|stop|never mind|wrong|that's wrong|negative|not now|no way|forget it)",
+    "don't do it|please don't|no no|stop|never mind|wrong|that's wrong|negative|not now|"
+    "no way|forget it)",
 }
 
 _PT_RULES: dict[str, str] = {

@@ -17,7 +17,8 @@ _YES = {
         "yes", "yeah", "yep", "yup", "sure", "ok", "okay", "correct", "right", "that's right",
         "that is right", "exactly", "do it", "go ahead", "please do", "yes please", "affirmative",
         "of course", "absolutely", "definitely", "confirm", "confirmed", "uh huh", "indeed",
-        "sure thing", "that's correct", "sounds good", "all right", "alright",
+        "sure thing", "that's correct", "sounds good", "all right", "alright", "go for it",
+        "why not", "sure why not", "ok do it", "okay do it", "ok go ahead", "okay go ahead",
     ),
     "pt": (
         "sim", "isso", "isso mesmo", "pode", "pode ser", "claro", "certo", "correto", "exato",
@@ -31,7 +32,7 @@ _NO = {
     "en": (
         "no", "nope", "nah", "no thanks", "no thank you", "cancel", "cancel that", "never mind",
         "nevermind", "stop", "don't", "do not", "wrong", "that's wrong", "negative", "forget it",
-        "not really", "no way", "not now",
+        "not really", "no way", "not now", "please don't", "please do not",
     ),
     "pt": (
         "nao", "nao obrigado", "nao obrigada", "cancela", "cancelar", "deixa pra la", "esquece",
@@ -62,8 +63,12 @@ def parse_answer(text: str, lang: str) -> Answer | None:
         return None
     key = "pt" if lang.startswith("pt") else "en"
     yes, no = _YES_FOLDED[key], _NO_FOLDED[key]
-    # A short answer may repeat or add a courtesy: "yes yes", "no, thanks".
+    # A short answer may repeat or add a courtesy: "yes yes", "no, thanks". An English
+    # answer that starts with "no" is no, whatever follows ("no, I said milk"): doing
+    # nothing is safe. ("no" starts Portuguese sentences as "in the".)
     if folded in no or any(folded.startswith(p + " ") for p in no if len(p) > 2):
+        return "no"
+    if key == "en" and folded.split()[0] == "no":
         return "no"
     if folded in yes or (folded.split()[0] in {"yes", "yeah", "yep", "sim"} and len(folded) < 30):
         return "yes"

@@ -9,14 +9,41 @@ from appliance.voice.answers import combine, parse_answer
 
 @pytest.mark.parametrize(
     "text",
-    ["Yes.", "yeah", "Yep!", "sure", "Yes, please.", "that's right", "do it", "OK", "uh, yes"],
+    [
+        "Yes.",
+        "yeah",
+        "Yep!",
+        "sure",
+        "Yes, please.",
+        "that's right",
+        "do it",
+        "OK",
+        "uh, yes",
+        "go for it",
+        "Sure, why not.",
+        "OK, do it.",
+    ],
 )
 def test_english_yes(text: str) -> None:
     assert parse_answer(text, "en") == "yes"
 
 
 @pytest.mark.parametrize(
-    "text", ["No.", "nope", "No, thanks.", "cancel that", "never mind", "don't", "forget it"]
+    "text",
+    [
+        "No.",
+        "nope",
+        "No, thanks.",
+        "cancel that",
+        "never mind",
+        "don't",
+        "forget it",
+        # a no with whatever follows it drops the proposal: nothing is done
+        "No, I said milk.",
+        "no no no",
+        "Please don't.",
+        "No, don't.",
+    ],
 )
 def test_english_no(text: str) -> None:
     assert parse_answer(text, "en") == "no"

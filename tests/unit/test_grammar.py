@@ -446,7 +446,20 @@ def test_a_time_of_day_with_its_part_of_the_day(parser: IntentParser) -> None:
     [
         (
             "en",
-            ["yes", "yeah", "yep", "sure", "correct", "do it", "no", "nope", "cancel"],
+            [
+                "yes",
+                "yeah",
+                "yep",
+                "sure",
+                "correct",
+                "do it",
+                "no",
+                "nope",
+                "cancel",
+                "go for it",
+                "ok do it",
+                "please don't",
+            ],
             ["add milk"],
         ),
         (
