@@ -162,23 +162,34 @@ async def remove(ctx: Context, cmd: AgendaRemove) -> Outcome:
     return Outcome("success", events=[receipt_event(row, ctx.tz)])
 
 
+def _move_target(
+    cmd: AgendaMove, row: repo.EventRow, tz: zoneinfo.ZoneInfo
+) -> dt.datetime | dt.date:
+    """Where a move puts the entry: ``new_start``, or ``new_time`` on the entry's day."""
+    if cmd.new_time is None:
+        assert cmd.new_start is not None  # noqa: S101 (the command's validator)
+        return cmd.new_start
+    day = row.starts_at.astimezone(tz).date()
+    return dt.datetime.combine(day, cmd.new_time.replace(tzinfo=None), tzinfo=tz)
+
+
 async def move(ctx: Context, cmd: AgendaMove) -> Outcome:
     row, failure = await _find_one(ctx, cmd.title, cmd.day)
     if row is None:
         assert failure is not None  # noqa: S101
         return failure
-    if isinstance(cmd.new_start, dt.datetime):
+    target = _move_target(cmd, row, ctx.tz)
+    if isinstance(target, dt.datetime):
         length = None
         if row.ends_at is not None and not row.all_day:
             length = row.ends_at - row.starts_at
-        starts_at, ends_at, all_day = cmd.new_start, (
-            cmd.new_start + length if length else None), False  # fmt: skip
+        starts_at, ends_at, all_day = target, (target + length if length else None), False
     else:
         days = 1
         if row.all_day and row.ends_at is not None:
             days = max(1, (row.ends_at.astimezone(ctx.tz).date()
                            - row.starts_at.astimezone(ctx.tz).date()).days)  # fmt: skip
-        starts_at, ends_at = day_bounds(cmd.new_start, ctx.tz, days)
+        starts_at, ends_at = day_bounds(target, ctx.tz, days)
         all_day = True
     if starts_at == row.starts_at and all_day == row.all_day:
         return Outcome("no_change", "same_time", events=[receipt_event(row, ctx.tz)])

@@ -19,7 +19,7 @@ from appliance.actions import agenda, shopping
 from appliance.actions import memory as memory_actions
 from appliance.actions.context import Context, Handler, Outcome
 from appliance.errors import StoreError, StoreUnavailableError
-from appliance.protocol.commands import MEMORY_ACTIONS, Command, MemoryAdd
+from appliance.protocol.commands import MEMORY_ACTIONS, AgendaMove, Command, MemoryAdd
 from appliance.protocol.receipts import Receipt, ReceiptEvent, ReceiptItem, Source
 from appliance.protocol.topics import Topics
 from appliance.settings import Settings
@@ -320,6 +320,9 @@ def _proposal(commands: Sequence[Command]) -> Outcome:
         if isinstance(item, str):
             items.append(ReceiptItem(name=item, quantity=getattr(command, "quantity", None),
                                      unit=getattr(command, "unit", None)))  # fmt: skip
+        if isinstance(command, AgendaMove) and command.new_time is not None:
+            # a time on the entry's own day: no date to give the proposed event
+            details["new_time"] = command.new_time.isoformat(timespec="minutes")
         title = getattr(command, "title", None)
         start = getattr(command, "start", None) or getattr(command, "new_start", None)
         if isinstance(title, str):

@@ -394,6 +394,17 @@ def _agenda_remove(ctx: Context) -> Outcome:
     return Outcome(commands=(AgendaRemove(title=event.title, day=event.when.date),))
 
 
+def _bare_time(ctx: Context, words: Sequence[Word]) -> When | None:
+    """A target said as a bare hour ("move dinner to 7", "change it to 7 30"): read as
+    "at 7". Only for a move: elsewhere a bare number is a quantity."""
+    if not 0 < len(words) <= 3:
+        return None
+    at = Word(text="at", key="at", start=words[0].start, end=words[0].start)
+    when = ctx.grammar.when([at, *words], ctx.today)
+    complete = len(when.covered()) == len(words) + 1
+    return when if complete and when.time is not None and when.date is None else None
+
+
 def _agenda_move(ctx: Context) -> Outcome:
     event = _event(ctx)
     if isinstance(event, Outcome):
@@ -401,10 +412,15 @@ def _agenda_move(ctx: Context) -> Outcome:
     title, old = event.title, event.when
     target = ctx.words("when")
     new = _full_date(ctx, target) if target else None
+    if (new is None or new.empty) and target:
+        new = _bare_time(ctx, target)
     if new is None or new.empty:
         return _fail(Reason.missing("new_start"), final=False)
     if new.conflict:
         return _fail(Reason.AMBIGUOUS_DATE)
+    if new.date is None and new.time is not None and old.date is None:
+        # "move the dentist to 4 pm": the same day, whichever it is, at 4 pm
+        return Outcome(commands=(AgendaMove(title=title, new_time=new.time),))
     if new.date is None and old.date is not None and new.time is not None:
         new_start: dt.datetime | dt.date | None = dt.datetime.combine(
             old.date, new.time, tzinfo=ctx.now.tzinfo

@@ -41,7 +41,7 @@ from appliance.narration.tokens import (
     unit_of,
     words_of,
 )
-from appliance.narration.view import ReceiptView, view
+from appliance.narration.view import ReceiptView, proposed_time, view
 from appliance.narration.when import default_now, parse_moment, today_for
 from appliance.protocol.receipts import Receipt, ReceiptEvent, ReceiptItem
 
@@ -189,6 +189,9 @@ def _facts(v: ReceiptView, now: dt.datetime) -> _Facts:
                 hour, minute = moment.time.hour, moment.time.minute
                 times.add((hour, minute))
                 values |= {float(hour), float(hour % 12 or 12), float(minute)}
+    if (new_time := proposed_time(v)) is not None:  # "move the dentist to 4 pm"
+        times.add((new_time.hour, new_time.minute))
+        values |= {float(new_time.hour), float(new_time.hour % 12 or 12), float(new_time.minute)}
     _range_facts(v, now, offsets=offsets, weekdays=weekdays, months=months, values=values)
     return _Facts(
         words=frozenset(words),

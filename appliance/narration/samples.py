@@ -231,6 +231,10 @@ def samples(now: dt.datetime, names: Names = ENGLISH) -> dict[str, Receipt]:
             "agenda.move", "needs_confirmation",
             proposed={"action": "agenda.move", "title": n.event,
                       "new_start": friday.isoformat()}),
+        # "move the dentist to 4 pm": a time on the entry's own day
+        "move_time_confirm": receipt(
+            "agenda.move", "needs_confirmation",
+            proposed={"action": "agenda.move", "title": n.event, "new_time": "16:00:00"}),
         # memory
         "memory_likes": receipt("memory.add", "success", items=[item(n.proposed)],
                                 stance="likes"),

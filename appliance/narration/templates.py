@@ -25,8 +25,15 @@ from appliance.narration.phrases import (
     pt_gender,
     the,
 )
-from appliance.narration.view import ReceiptView, view
-from appliance.narration.when import Moment, default_now, parse_moment, time_words, when
+from appliance.narration.view import ReceiptView, proposed_time, view
+from appliance.narration.when import (
+    Moment,
+    bare_time_words,
+    default_now,
+    parse_moment,
+    time_words,
+    when,
+)
 from appliance.protocol.receipts import Receipt, ReceiptEvent
 
 _LOGGER = logging.getLogger(__name__)
@@ -435,7 +442,7 @@ def _slots(v: ReceiptView, lang: str, now: dt.datetime) -> dict[str, str]:
         "title": event.title if event else "",
         "event_marked": pt_agree(event.title, "marcado", "marcada") if event else "marcado",
         "when": _when(event, now, lang, bare=False),
-        "to_when": _when(event, now, lang, bare=True),
+        "to_when": _when(event, now, lang, bare=True) or _new_time_words(v, lang),
         "events_list": join(
             [event_entry(e, now, lang, time_only=time_only) for e in shown_events],
             lang,
@@ -451,6 +458,12 @@ def _slots(v: ReceiptView, lang: str, now: dt.datetime) -> dict[str, str]:
         "range": range_words(v, now, lang),
         "that_event": that_event,
     }
+
+
+def _new_time_words(v: ReceiptView, lang: str) -> str:
+    """A move proposed to a time on the entry's own day: "4 PM" / "as 16h"."""
+    new_time = proposed_time(v)
+    return bare_time_words(new_time, lang) if new_time is not None else ""
 
 
 def _tidy(sentence: str) -> str:

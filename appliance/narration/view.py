@@ -9,6 +9,7 @@ question names what would be done.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -98,6 +99,16 @@ def _proposed_event(proposal: Mapping[str, Any]) -> ReceiptEvent | None:
     start = str(start)
     all_day = len(start) == 10  # a bare date, YYYY-MM-DD
     return ReceiptEvent(title=title.strip(), start=start, all_day=all_day)
+
+
+def proposed_time(v: ReceiptView) -> dt.time | None:
+    """The time of a move proposed to the entry's own day ("move the dentist to 4 pm"):
+    ``details.new_time``, or the proposed command's ``new_time``."""
+    raw = v.details.get("new_time") or _proposal(v.details).get("new_time")
+    try:
+        return dt.time.fromisoformat(raw) if isinstance(raw, str) else None
+    except ValueError:
+        return None
 
 
 def view(receipt: Receipt) -> ReceiptView:

@@ -128,6 +128,15 @@ def time_words(time: dt.time, lang: str) -> str:
     return f"at {clock} {'PM' if hour >= 12 else 'AM'}"
 
 
+def bare_time_words(time: dt.time, lang: str) -> str:
+    """A time to follow "to"/"para": "4 PM", "noon" / "as 16h", "o meio-dia"."""
+    words = time_words(time, lang)
+    if lang == "pt":
+        first, _, rest = words.partition(" ")
+        return f"{ {'às': 'as', 'à': 'a', 'ao': 'o'}.get(first, first) } {rest}"
+    return words.removeprefix("at ")
+
+
 def when(moment: Moment, now: dt.datetime, lang: str, *, bare: bool = False) -> str:
     """ "tomorrow at 3 PM" (``bare``: "Friday at 4 PM", to follow "to"/"for")."""
     words = day_words(moment.day, today_for(moment, now), lang)

@@ -20,6 +20,7 @@ from pydantic import (
     StringConstraints,
     TypeAdapter,
     field_validator,
+    model_validator,
 )
 from pydantic_core import PydanticCustomError
 
@@ -147,10 +148,20 @@ class AgendaRemove(_Command):
 
 
 class AgendaMove(_Command):
+    """Move an entry to ``new_start`` (a moment, or a day for an all-day entry), or to
+    ``new_time`` on the day it is on ("move the dentist to 4 pm"): one of the two."""
+
     action: Literal["agenda.move"] = "agenda.move"
     title: Title
     day: Day | None = None
-    new_start: Moment
+    new_start: Moment | None = None
+    new_time: dt.time | None = None
+
+    @model_validator(mode="after")
+    def _one_target(self) -> AgendaMove:
+        if (self.new_start is None) == (self.new_time is None):
+            raise PydanticCustomError("move_target", "give new_start or new_time, not both")
+        return self
 
 
 MemoryText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]

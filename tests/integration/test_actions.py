@@ -243,6 +243,24 @@ async def test_next_by_title_is_the_soonest_entry_of_that_title(service: ActionS
     assert missing.details["title"] == "piano lesson"
 
 
+async def test_a_move_to_a_time_keeps_the_entry_on_its_day(service: ActionService) -> None:
+    day = dt.datetime.now(TZ).date() + dt.timedelta(days=3)
+    await run(service, c.AgendaAdd(title="Dentist", start=at(day, 10), duration_minutes=45))
+    await run(service, c.AgendaAdd(title="Picnic", start=day + dt.timedelta(days=1)))
+    moved = await run(service, c.AgendaMove(title="dentist", new_time=dt.time(16)))
+    assert moved.status == "success"
+    assert (moved.events[0].start, moved.events[0].end) == (
+        at(day, 16).isoformat(),
+        at(day, 16, 45).isoformat(),
+    )
+    # an all-day entry moved to a time gets that time on its day
+    timed = await run(service, c.AgendaMove(title="picnic", new_time=dt.time(12, 30)))
+    assert timed.events[0].start == at(day + dt.timedelta(days=1), 12, 30).isoformat()
+    assert not timed.events[0].all_day
+    again = await run(service, c.AgendaMove(title="dentist", new_time=dt.time(16)))
+    assert (again.status, again.reason) == ("no_change", "same_time")
+
+
 async def test_next_week_lists_monday_to_sunday_of_the_next_calendar_week(
     service: ActionService,
 ) -> None:

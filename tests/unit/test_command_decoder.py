@@ -311,6 +311,12 @@ def test_home_assistant_item_with_a_nul_is_rejected() -> None:
         ("agenda/add", {"title": "x", "start": "9999-12-31"}, "start: years 1900 to 2999"),
         ("agenda/list", {"range": "day", "day": "9999-12-31"}, "day: years"),
         ("agenda/move", {"title": "x", "new_start": "1899-12-31"}, "new_start: years"),
+        ("agenda/move", {"title": "x"}, "payload: give new_start or new_time, not both"),
+        (
+            "agenda/move",
+            {"title": "x", "new_start": "2026-12-04", "new_time": "16:00"},
+            "payload: give new_start or new_time, not both",
+        ),
         ("shopping/add", {"item": "rice", "quantity": 1e-320}, "quantity: at least 0.001"),
         ("shopping/add", {"item": "rice", "quantity": 0.0004}, "quantity: at least 0.001"),
     ],
@@ -322,6 +328,12 @@ def test_values_the_actions_cannot_hold_are_rejected(
     request = one(decoder().decode(f"appliance/cmd/{topic}", body))
     assert request.rejection is not None
     assert request.rejection.startswith(f"invalid_payload: {reason}"), request.rejection
+
+
+def test_a_move_to_a_time_on_the_same_day() -> None:
+    body = b'{"title": "dentist", "new_time": "16:30"}'
+    ok = one(decoder().decode("appliance/cmd/agenda/move", body))
+    assert ok.command == c.AgendaMove(title="dentist", new_time=dt.time(16, 30))
 
 
 def test_a_quantity_the_list_can_hold_is_kept() -> None:

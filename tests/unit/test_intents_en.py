@@ -774,9 +774,16 @@ def test_unsupported_agenda_range(text: str) -> None:
             "move the dentist from tomorrow to friday at 9",
             AgendaMove(title="dentist", day=dt.date(2026, 12, 1), new_start=at(12, 4, 9)),
         ),
+        # a time alone: the entry's own day, whichever it is, at that time
         (
             "push the meeting with Ana to 3 pm",
-            AgendaMove(title="meeting with Ana", new_start=at(11, 30, 15)),
+            AgendaMove(title="meeting with Ana", new_time=dt.time(15)),
+        ),
+        ("change the dentist to five", AgendaMove(title="dentist", new_time=dt.time(17))),
+        ("move dinner to 7:30", AgendaMove(title="dinner", new_time=dt.time(19, 30))),
+        (
+            "push the dentist back to Friday",
+            AgendaMove(title="dentist", new_start=dt.date(2026, 12, 4)),
         ),
         (
             "move the trip to Paris to Friday",

@@ -479,7 +479,7 @@ def test_unsupported_agenda_range() -> None:
             "remarca o dentista de amanhã para quinta",
             AgendaMove(title="dentista", day=dt.date(2026, 12, 1), new_start=dt.date(2026, 12, 3)),
         ),
-        ("adia a reunião para as 17h", AgendaMove(title="reunião", new_start=at(11, 30, 17))),
+        ("adia a reunião para as 17h", AgendaMove(title="reunião", new_time=dt.time(17))),
     ],
 )
 def test_agenda_changes(text: str, expected: Command) -> None:
