@@ -214,7 +214,12 @@ def _shopping_clear(_: Context) -> Outcome:
     return Outcome(commands=(ShoppingClear(),))
 
 
-def _unknown_list(_: Context) -> Outcome:
+def _unknown_list(ctx: Context) -> Outcome:
+    name = ctx.words("list_name") or ()
+    if not name or any(w.key in ctx.lexicon.own_list_words for w in name):
+        # "to my list", "add add milk to the shopping list": no list called "my" or
+        # "milk to the shopping"
+        return _DOES_NOT_APPLY
     return _fail(Reason.UNKNOWN_LIST)
 
 

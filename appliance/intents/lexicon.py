@@ -120,6 +120,7 @@ class Lexicon:
     item_bad_starts: frozenset[str]
     item_verbs: frozenset[str]
     not_items: frozenset[str]
+    own_list_words: frozenset[str]
     container_words: frozenset[str]
     quantities: Quantities
     conjunctions: frozenset[str]
@@ -231,6 +232,7 @@ def load_lexicon(lang: str) -> Lexicon:
         item_bad_starts=_words(raw["item_bad_starts"]),
         item_verbs=_words(raw["item_verbs"]),
         not_items=_words(raw["not_items"]),
+        own_list_words=_words(raw["own_list_words"]),
         container_words=_words(raw["container_words"]),
         quantities=Quantities(
             vague=_phrases(quantities["vague"]),

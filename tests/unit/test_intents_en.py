@@ -422,6 +422,15 @@ def test_other_lists_are_refused(text: str) -> None:
     assert result.reason == "unknown_list"
 
 
+@pytest.mark.parametrize(
+    "text", ["add add milk to the shopping list", "put add two liters on milk to my list"]
+)
+def test_the_shopping_list_is_no_other_list(text: str) -> None:
+    # no list called "milk to the shopping" or "my": not understood, never a refusal
+    # (the voice gate stops at a refusal among Whisper's readings)
+    assert parse(text).reason == "not_understood"
+
+
 # -- agenda: add -------------------------------------------------------------------
 
 
