@@ -401,10 +401,12 @@ def _agenda_remove(ctx: Context) -> Outcome:
 
 def _bare_time(ctx: Context, words: Sequence[Word]) -> When | None:
     """A target said as a bare hour ("move dinner to 7", "change it to 7 30"): read as
-    "at 7". Only for a move: elsewhere a bare number is a quantity."""
+    "at 7" (the lexicon's ``time_marker``). Only for a move: elsewhere a bare number
+    is a quantity."""
     if not 0 < len(words) <= 3:
         return None
-    at = Word(text="at", key="at", start=words[0].start, end=words[0].start)
+    marker = ctx.lexicon.time_marker
+    at = Word(text=marker, key=marker, start=words[0].start, end=words[0].start)
     when = ctx.grammar.when([at, *words], ctx.today)
     complete = len(when.covered()) == len(words) + 1
     return when if complete and when.time is not None and when.date is None else None

@@ -121,6 +121,7 @@ class Lexicon:
     item_verbs: frozenset[str]
     not_items: frozenset[str]
     own_list_words: frozenset[str]
+    time_marker: str
     container_words: frozenset[str]
     quantities: Quantities
     conjunctions: frozenset[str]
@@ -233,6 +234,7 @@ def load_lexicon(lang: str) -> Lexicon:
         item_verbs=_words(raw["item_verbs"]),
         not_items=_words(raw["not_items"]),
         own_list_words=_words(raw["own_list_words"]),
+        time_marker=fold(str(raw["time_marker"])),
         container_words=_words(raw["container_words"]),
         quantities=Quantities(
             vague=_phrases(quantities["vague"]),
