@@ -852,7 +852,7 @@ def test_negations_do_nothing(text: str) -> None:
         # what no shop sells, and a second request that is no item ("remove eggs")
         "I need help",
         "I need a break",
-        "we need more time",
+        "I need a hug",
         "add milk and remove eggs",
         "add milk, eggs and remind me to call mom",
         # Whisper's mishearings of a leading "Add": never read as an add
