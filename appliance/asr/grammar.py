@@ -116,12 +116,9 @@ _EN_RULES: dict[str, str] = {
     "this <period>|tomorrow <period>|[on|for] [this|next] <weekday> [<period>]|"
     "[on|for] <month> <ordinal>|[on|for] the <ordinal> [of <month>]|"
     "in (a|one|two|three) (day|days|week|weeks)|this week|[for] the week|next week)",
-    # "at six in the evening", "for seven p.m." (a bare hour only with a.m. or p.m.)
-    "time": "(at <hour> [o'clock] [<day_part>]|at <hour> <minutes> [<day_part>]|"
-    "<hour> [<minutes>] <ampm>|at (noon|midnight)|"
-    "at (half|a quarter|quarter|ten|twenty|five) (past|to) <hour> [<day_part>]|"
-    "in the <period>|from <hour> [<ampm>] to <hour> [<ampm>]|<from_now>)",
-    "day_part": "(<ampm>|in the <period>)",
+    "time": "(at <hour> [o'clock] [<ampm>]|at <hour> <minutes> [<ampm>]|at (noon|midnight)|"
+    "at (half|a quarter|quarter|ten|twenty|five) (past|to) <hour>|in the <period>|"
+    "from <hour> [<ampm>] to <hour> [<ampm>]|<from_now>)",
     # "remind me in twenty minutes to check the oven"
     "from_now": "(in (five|ten|fifteen|twenty|twenty five|thirty|forty|forty five|fifty) "
     "minutes|in (an|one) hour|in (two|three|four|five|six) hours|in half an hour|"
