@@ -114,7 +114,7 @@ _EN_RULES: dict[str, str] = {
     "thirty first)",
     "date": "([for] today|[for] tomorrow|[for] the day after tomorrow|tonight|"
     "this <period>|tomorrow <period>|[on|for] [this|next] <weekday> [<period>]|"
-    "[on|for] <month> <ordinal>|[on|for] the <ordinal> [of <month>]|"
+    "[on] <month> <ordinal>|[on] the <ordinal> [of <month>]|"
     "in (a|one|two|three) (day|days|week|weeks)|this week|[for] the week|next week)",
     "time": "(at <hour> [o'clock] [<ampm>]|at <hour> <minutes> [<ampm>]|at (noon|midnight)|"
     "at (half|a quarter|quarter|ten|twenty|five) (past|to) <hour>|in the <period>|"
