@@ -340,16 +340,21 @@ def _agenda_add(ctx: Context) -> Outcome:
 _LABEL_RANGES: Mapping[str, AgendaRange] = {"today": "today", "tomorrow": "tomorrow"}
 
 
+def _day_listing(day: dt.date, label: str | None) -> Outcome:
+    """The agenda of one day: "today" and "tomorrow" by name, any other by date."""
+    label_range = _LABEL_RANGES.get(label or "")
+    if label_range is not None:
+        return Outcome(commands=(AgendaList(range=label_range),))
+    return Outcome(commands=(AgendaList(range="day", day=day),))
+
+
 def _list_day(ctx: Context, words: Sequence[Word]) -> Outcome:
     when = _full_date(ctx, words)
     if when is None or when.date is None:
         return _fail(Reason.BAD_DATE, final=False)
     if when.conflict:
         return _fail(Reason.AMBIGUOUS_DATE)
-    label_range = _LABEL_RANGES.get(when.label or "")
-    if label_range is not None:
-        return Outcome(commands=(AgendaList(range=label_range),))
-    return Outcome(commands=(AgendaList(range="day", day=when.date),))
+    return _day_listing(when.date, when.label)
 
 
 def _agenda_list(ctx: Context) -> Outcome:
@@ -377,17 +382,16 @@ def _agenda_next(ctx: Context) -> Outcome:
     event = _event(ctx)
     if isinstance(event, Outcome) or event.when.conflict:
         return _DOES_NOT_APPLY
-    if fold(event.title).split()[0] in ctx.lexicon.pronouns:
+    title_key = fold(event.title)
+    if title_key.split()[0] in ctx.lexicon.pronouns:
         return _DOES_NOT_APPLY  # "what time is it in tokyo"
     when = event.when
     if when.date is not None:
         # "what time is the game tomorrow": that day's agenda answers it
-        label_range = _LABEL_RANGES.get(when.label or "")
-        listing = AgendaList(range=label_range or "day", day=None if label_range else when.date)
-        return Outcome(commands=(listing,))
+        return _day_listing(when.date, when.label)
     if not when.empty:
         return _DOES_NOT_APPLY  # a time alone ("when is the meeting at 3") asks nothing
-    if event.title.casefold() in ctx.lexicon.generic_events:
+    if title_key in ctx.lexicon.generic_events:
         return Outcome(commands=(AgendaNext(),))
     return Outcome(commands=(AgendaNext(title=event.title),))
 

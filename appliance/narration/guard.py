@@ -205,9 +205,6 @@ def _facts(v: ReceiptView, now: dt.datetime) -> _Facts:
     )
 
 
-_SPAN_RANGES = frozenset({"weekend", "next_week"})
-
-
 def _range_facts(
     v: ReceiptView,
     now: dt.datetime,
@@ -232,8 +229,8 @@ def _range_facts(
         days.append(since.day)
     until = parse_moment(v.details.get("until") if isinstance(v.details.get("until"), str)
                          else None)  # fmt: skip
-    if v.details.get("range") in _SPAN_RANGES and since is not None and until is not None:
-        # Saturday and Sunday, or Monday to Sunday: every day from since up to until
+    if since is not None and until is not None:
+        # every day the listing covers ("this weekend": Saturday and Sunday)
         days += [since.day + dt.timedelta(days=n) for n in range((until.day - since.day).days)]
     for day in days:
         offsets.add((day - today).days)

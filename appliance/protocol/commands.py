@@ -160,7 +160,7 @@ class AgendaMove(_Command):
     @model_validator(mode="after")
     def _one_target(self) -> AgendaMove:
         if (self.new_start is None) == (self.new_time is None):
-            raise PydanticCustomError("move_target", "give new_start or new_time, not both")
+            raise PydanticCustomError("move_target", "exactly one of new_start and new_time")
         return self
 
 

@@ -311,11 +311,11 @@ def test_home_assistant_item_with_a_nul_is_rejected() -> None:
         ("agenda/add", {"title": "x", "start": "9999-12-31"}, "start: years 1900 to 2999"),
         ("agenda/list", {"range": "day", "day": "9999-12-31"}, "day: years"),
         ("agenda/move", {"title": "x", "new_start": "1899-12-31"}, "new_start: years"),
-        ("agenda/move", {"title": "x"}, "payload: give new_start or new_time, not both"),
+        ("agenda/move", {"title": "x"}, "payload: exactly one of new_start and new_time"),
         (
             "agenda/move",
             {"title": "x", "new_start": "2026-12-04", "new_time": "16:00"},
-            "payload: give new_start or new_time, not both",
+            "payload: exactly one of new_start and new_time",
         ),
         ("shopping/add", {"item": "rice", "quantity": 1e-320}, "quantity: at least 0.001"),
         ("shopping/add", {"item": "rice", "quantity": 0.0004}, "quantity: at least 0.001"),
