@@ -24,6 +24,7 @@ from bench import (
     voice,
     voice_phrasings,
     voice_pt,
+    whisper,
 )
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -38,6 +39,7 @@ BENCHMARKS: dict[str, Callable[[], dict[str, Any]]] = {
     "voice": voice.run,
     "voice_pt": voice_pt.run,
     "voice_phrasings": voice_phrasings.run,
+    "whisper": whisper.run,
 }
 
 ON_REQUEST = frozenset({"soak"})

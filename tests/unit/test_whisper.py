@@ -244,6 +244,22 @@ def test_plain_transcribe_baseline(engine: WhisperEngine) -> None:
     assert "shopping list" in normalize_text(result.text)
 
 
+def test_the_encoder_reads_its_window(engine: WhisperEngine) -> None:
+    """A 3 s command is read in the configured window (the encoder halves its frames),
+    and heard the same in 20 s as in Whisper's own 30."""
+    command = "add two liters of milk to the shopping list"
+    audio = sp.pad(sp.piper(command), 300, 300)
+    heard = {}
+    for window in (20.0, 30.0):
+        windowed = engine.with_settings(WhisperSettings(encoder_window_s=window))
+        heard[window] = windowed.transcribe(audio, Hints(items=ITEMS))
+        assert windowed._encoded is not None
+        assert windowed._encoded[2].shape[1] == window * 100 / 2
+    assert heard[20.0].rejected is None
+    assert normalize_text(heard[20.0].text) == normalize_text(heard[30.0].text)
+    assert "two liters of milk" in normalize_text(heard[20.0].text)
+
+
 def test_timings(engine: WhisperEngine) -> None:
     """Figures for the report (printed with -s); the machine is shared, so loose bounds."""
     audio = sp.pad(sp.piper("add two liters of milk to the shopping list"), 300, 300)

@@ -25,6 +25,7 @@ from appliance.asr.whisper import (
     _Decode,
     bias_text,
     compression_ratio,
+    encoder_frames,
     find_repetition,
     is_echo,
     is_hallucination,
@@ -175,6 +176,7 @@ def test_settings() -> None:
     assert s.beam_size == 5
     assert s.cpu_threads == 2
     assert s.temperatures == (0.0,)
+    assert s.encoder_window_s == 30.0  # Whisper's own
     assert "add" in s.vocabulary["en"]
     with pytest.raises(ValidationError):
         WhisperSettings(beam_size=0)
@@ -184,6 +186,21 @@ def test_settings() -> None:
         WhisperSettings(temperatures=())
     for name, field in WhisperSettings.model_fields.items():
         assert field.description, name
+
+
+def test_encoder_frames() -> None:
+    """The encoder reads the window, or the whole utterance when it is longer (an even
+    number of frames), never more than Whisper's 30 s."""
+    assert encoder_frames(280, 20.0) == 2000  # a 2.8 s command: the window
+    assert encoder_frames(1999, 20.0) == 2000
+    assert encoder_frames(2345, 20.0) == 2346  # longer than the window: all of it
+    assert encoder_frames(2800, 20.0) == 2800
+    assert encoder_frames(3500, 20.0) == 3000  # Whisper reads 30 s at most
+    assert encoder_frames(280, 30.0) == 3000  # faster-whisper's own
+    with pytest.raises(ValidationError):
+        WhisperSettings(encoder_window_s=5)
+    with pytest.raises(ValidationError):
+        WhisperSettings(encoder_window_s=31)
 
 
 def test_transcript_and_hints_types() -> None:
