@@ -7,8 +7,9 @@ Medians over the voice benchmark's first commands (Piper, clean, 2-3 s), in one 
   alternatives) with the encoder reading 30 s (Whisper's own, the default) and 20 s
   (``WhisperSettings.encoder_window_s``);
 - ``..._beside_verifier``: the same while the PocketSphinx verifier decodes speech in
-  real time, as it does while Whisper starts at a pause in a turn (2 cores: the two
-  share them);
+  real time the whole time. In a turn Whisper starts at the first pause, and the
+  verifier is still decoding for its first few hundred milliseconds (2 cores: the two
+  share them), so this bounds what the verifier costs it;
 - ``heard_alike_30s``: how many commands the window heard word for word as 30 s did.
 
 The encoder keeps its last output for the same audio (``WhisperEngine._encode``), so
