@@ -304,6 +304,11 @@ def test_sentences_the_verifier_confuses_are_understood_but_not_heard() -> None:
         ("is milk on the shopping list", "shopping.list"),
         ("do we need eggs", "shopping.list"),
         ("clear the shopping list", "shopping.clear"),
+        # each {event} ... {when} path slowed the search (the verifier ready 138 ms after
+        # the end of speech against 108, 974 against 683 in white noise): understood only
+        ("push the dentist back to friday", "agenda.move"),
+        ("put a reminder in for eight a.m. to call the plumber", "agenda.add"),
+        ("add the dentist to my agenda for the twelfth at ten a.m.", "agenda.add"),
     ):
         assert [cmd.action for cmd in parser.parse(text, lang="en").commands] == [action]
         assert not en.accepts(text), text
