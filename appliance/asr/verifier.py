@@ -63,17 +63,20 @@ class VerifierSettings(BaseModel):
         default=400,
         ge=10,
         le=10_000,
-        description="Longest wait in finish() for the result after the last chunk; past it "
-        "the transcript is rejected as 'timeout'.",
+        description="Longest wait in finish() for the result after the last chunk, or, "
+        "when Whisper was transcribing the same utterance, after Whisper was done (the "
+        "verifier then has the CPU to itself); past it the transcript is rejected as "
+        "'timeout'.",
     )
     patient_final_ms: int = Field(
         default=2_500,
         ge=0,
         le=10_000,
         description="While Whisper is still transcribing the same utterance, finish() "
-        "waits for the result up to this long after the last chunk instead of "
-        "max_final_ms: the turn waits for Whisper anyway, so this costs no time (a busy "
-        "CPU made the verifier miss its 400 ms and the turn ask back).",
+        "waits for the result up to this long after the last chunk, and no longer than "
+        "max_final_ms after Whisper is done: the turn waits for Whisper anyway, and a "
+        "verifier that fell behind while the two shared the CPU catches up once Whisper "
+        "is done.",
     )
     max_utterance_s: float = Field(
         default=15.0,
@@ -206,6 +209,8 @@ class _Utterance:
     result: Result | None = None
     compute_s: float = 0.0
     audio_bytes: int = 0
+    sent_bytes: int = 0  # handed to accept() (caller side)
+    decoded_bytes: int = 0  # through the engine (worker side)
     truncated: bool = False
     held: bytearray | None = None  # audio until the noise floor is known
     denoiser: Denoiser | None = None  # kept, closed, after the end
@@ -283,6 +288,7 @@ class StreamingVerifier(ABC):
             raise AsrError("accept() before start()")
         if len(pcm) % 2:
             raise AsrError("PCM chunks must hold whole 16-bit samples")
+        utterance.sent_bytes += len(pcm)
         self._jobs.put(("audio", utterance, bytes(pcm)))
 
     def finish(self, wait_while: Callable[[], bool] | None = None) -> Transcript:
@@ -294,32 +300,53 @@ class StreamingVerifier(ABC):
             utterance, self._utterance = self._utterance, None
         if utterance is None:
             raise AsrError("finish() before start()")
+        behind_at_end_ms = self._behind_ms(utterance)
         self._jobs.put(("end", utterance))
-        in_time = utterance.done.wait(self._settings.max_final_ms / 1000)
-        patience = asked + self._settings.patient_final_ms / 1000
-        while not in_time and wait_while is not None and wait_while():
-            left = patience - time.perf_counter()
-            if left <= 0:
-                break
-            in_time = utterance.done.wait(min(0.02, left))
+        own = self._settings.max_final_ms / 1000
+        in_time = utterance.done.wait(own)
+        if wait_while is not None:
+            # The two engines share the CPU: the verifier's own time starts when the
+            # other one is done, and all of it ends at patient_final_ms.
+            patience = asked + self._settings.patient_final_ms / 1000
+            deadline = asked + own
+            while not in_time:
+                now = time.perf_counter()
+                if wait_while():
+                    deadline = now + own
+                left = min(deadline, patience) - now
+                if left <= 0:
+                    break
+                in_time = utterance.done.wait(min(0.02, left))
         waited_ms = (time.perf_counter() - asked) * 1000
         if not in_time or utterance.result is None:
             utterance.abort.set()
+            behind_ms = self._behind_ms(utterance)
             _LOGGER.warning(
-                "%s verifier: no result %.0f ms after end of speech", self.engine, waited_ms
+                "%s verifier: no result %.0f ms after end of speech (%.0f ms of audio not "
+                "yet decoded; %.0f ms at end of speech)",
+                self.engine,
+                waited_ms,
+                behind_ms,
+                behind_at_end_ms,
             )
             return Transcript(
                 text="",
                 engine=self.engine,
                 elapsed_ms=utterance.compute_s * 1000,
                 rejected=REJECT_TIMEOUT,
-                details={"finish_ms": waited_ms, "audio_ms": _audio_ms(utterance)},
+                details={
+                    "finish_ms": waited_ms,
+                    "audio_ms": _audio_ms(utterance),
+                    "behind_ms": behind_ms,
+                    "behind_at_end_ms": behind_at_end_ms,
+                },
             )
         result = utterance.result
         details: Mapping[str, Any] = {
             **result.details,
             "finish_ms": waited_ms,
             "audio_ms": _audio_ms(utterance),
+            "behind_at_end_ms": behind_at_end_ms,
             "answers_only": utterance.answers_only,
             "utterance": utterance.number,
             "noise_floor_dbfs": utterance.noise_floor_dbfs,
@@ -428,6 +455,13 @@ class StreamingVerifier(ABC):
             raise AsrError(f"{self.engine} verifier: worker busy for {timeout:.0f} s")
         if failures:
             raise failures[0]
+
+    def _behind_ms(self, utterance: _Utterance) -> float:
+        """How much of the audio handed to the utterance the engine has not decoded
+        yet (audio past ``max_utterance_s`` is never decoded)."""
+        limit = int(self._settings.max_utterance_s * SAMPLE_RATE) * 2
+        behind = max(0, min(utterance.sent_bytes, limit) - utterance.decoded_bytes)
+        return behind / 2 / SAMPLE_RATE * 1000
 
     def _check_open(self) -> None:
         if self._closed:
@@ -564,8 +598,10 @@ class StreamingVerifier(ABC):
             if utterance.abort.is_set():
                 return
             started = time.perf_counter()
-            self._engine_feed(pcm[offset : offset + PIECE_BYTES])
+            piece = pcm[offset : offset + PIECE_BYTES]
+            self._engine_feed(piece)
             utterance.compute_s += time.perf_counter() - started
+            utterance.decoded_bytes += len(piece)
 
     def _discard_quietly(self) -> None:
         try:

@@ -232,7 +232,7 @@ def test_finish_waits_longer_while_the_other_engine_is_still_at_work() -> None:
         waited = time.perf_counter() - started
         assert transcript.text == "32000 bytes"
         assert 0.5 < waited < 1.9
-        # Whisper done after 300 ms: the verifier gets no more than that
+        # Whisper done after 300 ms: the verifier has its own 200 ms from then on
         engine.start()
         engine.accept(b"\x00\x00" * 16000)
         started = time.perf_counter()
@@ -240,6 +240,36 @@ def test_finish_waits_longer_while_the_other_engine_is_still_at_work() -> None:
         transcript = engine.finish(wait_while=lambda: time.perf_counter() < deadline)
         waited = time.perf_counter() - started
         assert transcript.rejected == REJECT_TIMEOUT
-        assert 0.29 < waited < 0.45
+        assert 0.45 < waited < 0.7  # Whisper seen busy up to 20 ms before 300 ms
+        assert 0 < transcript.details["behind_ms"] < 1000
+        # ... which is enough for a verifier that fell a little behind
+        engine.delay = 0.04  # 1 s of audio in about 0.4 s
+        engine.start()
+        engine.accept(b"\x00\x00" * 16000)
+        started = time.perf_counter()
+        deadline = started + 0.3
+        transcript = engine.finish(wait_while=lambda: time.perf_counter() < deadline)
+        waited = time.perf_counter() - started
+        assert transcript.text == "32000 bytes"
+        assert 0.3 < waited < 0.5
+        assert 850 <= transcript.details["behind_at_end_ms"] <= 1000
+    finally:
+        engine.close()
+
+
+def test_finish_waits_no_longer_than_patient_final_ms() -> None:
+    engine = FakeEngine(
+        VerifierSettings(max_final_ms=200, patient_final_ms=600, max_utterance_s=5.0, denoise=False)
+    )
+    try:
+        engine.delay = 0.1
+        engine.start()
+        engine.accept(b"\x00\x00" * 32000)  # 2 s of audio, about 2 s to decode
+        started = time.perf_counter()
+        transcript = engine.finish(wait_while=lambda: True)
+        waited = time.perf_counter() - started
+        assert transcript.rejected == REJECT_TIMEOUT
+        assert 0.59 < waited < 0.8
+        assert transcript.details["behind_ms"] > 500
     finally:
         engine.close()
