@@ -33,9 +33,11 @@ and 3 noise conditions, it was accepted 49.1% against 49.8% with 0.8: no better,
 what two runs of the same code differ by, as Piper's synthesis is random.) A factor
 of 1.2 did nothing for higher voices. Each factor costs as much CPU as the first
 (~0.12x real time) and ~160 MB (mostly the grammar's search); the default is (1.0,
-0.8). A decoder's warp cannot be changed in place (``reinit_feat``: the library keeps
-one warp for the whole process, read when a filter bank is built), hence a decoder
-per factor.
+0.8). On a busy CPU, a verifier still ``hurry_behind_ms`` behind the speech when
+Whisper is done goes on at the first factor alone: a reading at one factor in time
+counts, two too late do not. A decoder's warp cannot be
+changed in place (``reinit_feat``: the library keeps one warp for the whole process,
+read when a filter bank is built), hence a decoder per factor.
 
 Cepstral mean normalisation is live and carries over from one utterance to the next
 (it adapts to the room and microphone), from means set for speech at a usual level
@@ -415,6 +417,7 @@ class PocketSphinxVerifier(StreamingVerifier):
         self._grammar: Grammar | None = None
         self._heard = bytearray()  # this utterance's audio, as the decoders had it
         self._found: tuple[str, float] | None = None  # the last reading and its warp
+        self._live = self._channels  # the channels that hear this utterance
         super().__init__(grammar.lang, self._ps_settings)
         try:  # at once: a broken grammar fails here, not at the first utterance
             self._call_on_worker(lambda: self._load(grammar))
@@ -453,11 +456,21 @@ class PocketSphinxVerifier(StreamingVerifier):
             raise AsrError("no grammar loaded")
         for channel in self._channels:
             channel.begin(self._searches[1 if answers_only else 0])
+        self._live = self._channels
         self._heard = bytearray()
         self._found = None
 
     def _engine_feed(self, pcm: bytes) -> None:
-        for channel in self._channels:
+        if self._hurry and len(self._live) > 1:
+            for channel in self._live[1:]:
+                channel.discard()
+            self._live = self._live[:1]
+            _LOGGER.info(
+                "pocketsphinx: behind the speech with Whisper done: warp %s alone for "
+                "the rest of the utterance",
+                self._live[0].warp,
+            )
+        for channel in self._live:
             channel.feed(pcm)
         self._heard += pcm
 
@@ -469,7 +482,8 @@ class PocketSphinxVerifier(StreamingVerifier):
         frames = self._channels[0].decoder.n_frames()
         readings: list[tuple[float, _Reading]] = []
         out_of_grammar = False
-        for channel in self._channels:
+        shed = len(self._live) < len(self._channels)
+        for channel in self._live:
             reading = channel.end()
             if reading.scores["words"]:
                 readings.append((channel.warp, reading))
@@ -478,10 +492,10 @@ class PocketSphinxVerifier(StreamingVerifier):
             out_of_grammar = out_of_grammar or (not reading.text and reading.partial)
         if not readings:
             rejected: str | None = REJECT_OUT_OF_GRAMMAR if out_of_grammar else REJECT_NO_SPEECH
-            return Result("", rejected=rejected, details={"frames": frames})
+            return Result("", rejected=rejected, details={"frames": frames, "shed": shed})
         warp, (text, scores, _) = max(readings, key=lambda kept: kept[1].scores["avg_score"])
         self._found = (text, warp)
-        details = {"frames": frames, "warp": warp, **scores}
+        details = {"frames": frames, "warp": warp, "shed": shed, **scores}
         settings = self._ps_settings
         confidence = 1.0 / (
             1.0 + math.exp(-(scores["avg_score"] - settings.reject_avg_score) / _CONFIDENCE_SCALE)
@@ -527,7 +541,7 @@ class PocketSphinxVerifier(StreamingVerifier):
             return None
         found_text, warp = self._found or ("", None)
         found = found_text.replace(PAUSE, f" {PAUSE}")
-        channels = [c for c in self._channels if warp is None or c.warp == warp]
+        channels = [c for c in self._live if warp is None or c.warp == warp]
         best: tuple[float, dict[str, Any], float] | None = None
         for channel in channels:
             theirs, *mine = channel.weigh(bytes(self._heard), [words, found] if found else [words])

@@ -142,6 +142,15 @@ class VerifierSettings(BaseModel):
         "the first and ~165 MB of memory.",
     )
 
+    hurry_behind_ms: int = Field(
+        default=500,
+        ge=0,
+        le=10_000,
+        description="Once Whisper is done with the utterance, a verifier still this far "
+        "behind the speech (a busy CPU) hurries: PocketSphinx goes on at its first warp "
+        "factor alone, so that its reading comes in time to count. 0: never.",
+    )
+
     @field_validator("pocketsphinx_warps")
     @classmethod
     def _check_warps(cls, warps: tuple[float, ...]) -> tuple[float, ...]:
@@ -204,6 +213,7 @@ class Result:
 class _Utterance:
     number: int
     answers_only: bool
+    hurry: bool = False  # set by finish() (caller side)
     abort: threading.Event = field(default_factory=threading.Event)
     done: threading.Event = field(default_factory=threading.Event)
     result: Result | None = None
@@ -239,6 +249,9 @@ class StreamingVerifier(ABC):
         self._numbers = itertools.count(1)
         self._closed = False
         self._warned_denoise = False
+        self._hurry = False
+        """Whether the utterance being decoded is to be finished at some cost
+        (``hurry_behind_ms``), as of the piece the engine is being fed (worker side)."""
         self._ended: int | None = None
         """The number of the last utterance decoded to its end, while the engine still
         holds what it heard of it (worker side)."""
@@ -292,35 +305,43 @@ class StreamingVerifier(ABC):
         self._jobs.put(("audio", utterance, bytes(pcm)))
 
     def finish(self, wait_while: Callable[[], bool] | None = None) -> Transcript:
-        """The transcript, at most ``max_final_ms`` after this call; while
-        ``wait_while()`` holds (the other engine is still at work), up to
-        ``patient_final_ms``."""
+        """The transcript, at most ``max_final_ms`` after this call or, given
+        ``wait_while`` (the other engine is still at work while it holds), after it
+        stops holding, and then no later than ``patient_final_ms`` after this call.
+        A verifier more than ``hurry_behind_ms`` behind when ``wait_while`` stops
+        holding hurries (PocketSphinx: its first warp factor alone)."""
         asked = time.perf_counter()
         with self._lock:
             utterance, self._utterance = self._utterance, None
         if utterance is None:
             raise AsrError("finish() before start()")
-        behind_at_end_ms = self._behind_ms(utterance)
+        behind_at_end_ms = self._behind_ms_of(utterance)
         self._jobs.put(("end", utterance))
+        # The two engines share the CPU: the verifier's own time (max_final_ms) starts
+        # when the other one is done, all of it ends at patient_final_ms, and a
+        # verifier still far behind then hurries.
         own = self._settings.max_final_ms / 1000
-        in_time = utterance.done.wait(own)
+        deadline = asked + own
+        patience = deadline
         if wait_while is not None:
-            # The two engines share the CPU: the verifier's own time starts when the
-            # other one is done, and all of it ends at patient_final_ms.
-            patience = asked + self._settings.patient_final_ms / 1000
-            deadline = asked + own
-            while not in_time:
-                now = time.perf_counter()
+            patience = asked + max(self._settings.patient_final_ms / 1000, own)
+        hurry_ms = self._settings.hurry_behind_ms
+        in_time = False
+        while not in_time:
+            now = time.perf_counter()
+            if wait_while is not None:
                 if wait_while():
                     deadline = now + own
-                left = min(deadline, patience) - now
-                if left <= 0:
-                    break
-                in_time = utterance.done.wait(min(0.02, left))
+                elif hurry_ms and not utterance.hurry:
+                    utterance.hurry = self._behind_ms_of(utterance) > hurry_ms
+            left = min(deadline, patience) - now
+            if left <= 0:
+                break
+            in_time = utterance.done.wait(min(0.02, left))
         waited_ms = (time.perf_counter() - asked) * 1000
         if not in_time or utterance.result is None:
             utterance.abort.set()
-            behind_ms = self._behind_ms(utterance)
+            behind_ms = self._behind_ms_of(utterance)
             _LOGGER.warning(
                 "%s verifier: no result %.0f ms after end of speech (%.0f ms of audio not "
                 "yet decoded; %.0f ms at end of speech)",
@@ -356,11 +377,12 @@ class StreamingVerifier(ABC):
             and utterance.noise_floor_dbfs < self._settings.denoise_floor_dbfs,
         }
         _LOGGER.debug(
-            "%s verifier: %r rejected=%s in %.0f ms",
+            "%s verifier: %r rejected=%s in %.0f ms (%.0f ms behind at end of speech)",
             self.engine,
             result.text,
             result.rejected,
             waited_ms,
+            behind_at_end_ms,
         )
         return Transcript(
             text=result.text,
@@ -456,12 +478,11 @@ class StreamingVerifier(ABC):
         if failures:
             raise failures[0]
 
-    def _behind_ms(self, utterance: _Utterance) -> float:
+    def _behind_ms_of(self, utterance: _Utterance) -> float:
         """How much of the audio handed to the utterance the engine has not decoded
         yet (audio past ``max_utterance_s`` is never decoded)."""
         limit = int(self._settings.max_utterance_s * SAMPLE_RATE) * 2
-        behind = max(0, min(utterance.sent_bytes, limit) - utterance.decoded_bytes)
-        return behind / 2 / SAMPLE_RATE * 1000
+        return _ms(max(0, min(utterance.sent_bytes, limit) - utterance.decoded_bytes))
 
     def _check_open(self) -> None:
         if self._closed:
@@ -598,6 +619,7 @@ class StreamingVerifier(ABC):
             if utterance.abort.is_set():
                 return
             started = time.perf_counter()
+            self._hurry = utterance.hurry
             piece = pcm[offset : offset + PIECE_BYTES]
             self._engine_feed(piece)
             utterance.compute_s += time.perf_counter() - started
@@ -640,8 +662,12 @@ def _close_denoiser(utterance: _Utterance) -> None:
         utterance.denoiser.close()
 
 
+def _ms(pcm_bytes: int) -> float:
+    return pcm_bytes / 2 / SAMPLE_RATE * 1000
+
+
 def _audio_ms(utterance: _Utterance) -> float:
-    return utterance.audio_bytes / 2 / SAMPLE_RATE * 1000
+    return _ms(utterance.audio_bytes)
 
 
 def vosk_model_path(lang: str, settings: VerifierSettings) -> Path | None:

@@ -48,9 +48,13 @@ async def replay(
     settings = settings.model_copy(update={"vad": vad})
     if not realtime:
         # Audio arrives faster than it is spoken: give the verifier time to decode it
-        # all after the last chunk, as it would have while the user spoke.
+        # all after the last chunk, as it would have while the user spoke, with every
+        # warp factor however busy the machine is.
         verifier = settings.verifier.model_copy(
-            update={"max_final_ms": max(settings.verifier.max_final_ms, OFFLINE_FINAL_MS)}
+            update={
+                "max_final_ms": max(settings.verifier.max_final_ms, OFFLINE_FINAL_MS),
+                "hurry_behind_ms": 0,
+            }
         )
         settings = settings.model_copy(update={"verifier": verifier})
     engines = await asyncio.to_thread(load_engines, settings)

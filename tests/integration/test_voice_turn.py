@@ -174,7 +174,7 @@ async def _fresh_verifier_turn(
     """One turn of ``audio``, acted on, with a verifier that has heard nothing yet (its
     cepstral means carry over between utterances, so what it hears first is the same
     on every run), given all the time it needs (its first utterance is its slowest)."""
-    patient = settings.verifier.model_copy(update={"max_final_ms": 10_000})
+    patient = settings.verifier.model_copy(update={"max_final_ms": 10_000, "hurry_behind_ms": 0})
     fresh = _VerifierPool(settings.model_copy(update={"verifier": patient}))
     engines = dataclasses.replace(voice_engines, verifier_for=fresh.session)
     turn = _turn(engines, ActionService(database, settings, Topics()))

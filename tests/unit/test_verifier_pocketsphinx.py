@@ -244,6 +244,43 @@ def test_a_deeper_voice_is_heard_through_the_frequency_warps() -> None:
     assert warps_seen - {1.0}, "no warp other than 1.0 ever won"
 
 
+def test_a_verifier_behind_when_whisper_is_done_goes_on_at_its_first_warp(
+    speaker: Speaker,
+) -> None:
+    """A verifier still behind the speech when Whisper is done (a busy CPU) hurries:
+    it goes on at the first warp factor alone, and still reads the command. Not
+    behind, with Whisper still at work, with no other engine, or with hurrying off,
+    every factor hears it."""
+    said = "add two liters of milk to the shopping list"
+    audio = speaker.say(said, fixed=True)
+    heard = {}
+    whisper_done_in = {"at once": 0.0, "later": 6.0, "none": None}
+    for hurry_ms in (500, 0):
+        settings = VerifierSettings(
+            max_final_ms=5_000, patient_final_ms=10_000, hurry_behind_ms=hurry_ms
+        )
+        engine = PocketSphinxVerifier(build_grammar("en"), settings)
+        try:
+            for whisper, done_in in whisper_done_in.items():
+                engine.start()
+                _stream(engine, audio)  # all at once: seconds of audio still to decode
+                done_at = time.perf_counter() + (done_in or 0.0)
+                busy = None if done_in is None else lambda at=done_at: time.perf_counter() < at
+                heard[hurry_ms, whisper] = engine.finish(busy)
+            engine.start()
+            _stream(engine, audio)
+            assert engine.wait_idle()  # decoded before the end: not behind
+            heard[hurry_ms, "caught up"] = engine.finish(lambda: False)
+        finally:
+            engine.close()
+    shed = {key for key, transcript in heard.items() if transcript.details["shed"]}
+    assert shed == {(500, "at once")}
+    hurried = heard[500, "at once"]
+    assert hurried.details["warp"] == 1.0
+    for transcript in heard.values():
+        assert transcript.usable and _same_command(transcript.text, said), transcript
+
+
 def test_warp_settings_are_checked() -> None:
     for warps in ((), (1.0, 1.0), (1.0, 0.3), (1.0, 0.9, 0.8, 0.7, 0.6)):
         with pytest.raises(ValueError, match=r"warp|at least|at most"):
