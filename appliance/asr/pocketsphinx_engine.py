@@ -35,9 +35,9 @@ of 1.2 did nothing for higher voices. Each factor costs as much CPU as the first
 (~0.12x real time) and ~160 MB (mostly the grammar's search); the default is (1.0,
 0.8). On a busy CPU, a verifier still ``hurry_behind_ms`` behind the speech when
 Whisper is done goes on at the first factor alone: a reading at one factor in time
-counts, two too late do not. A decoder's warp cannot be
-changed in place (``reinit_feat``: the library keeps one warp for the whole process,
-read when a filter bank is built), hence a decoder per factor.
+counts, two too late do not. A decoder's warp cannot be changed in place
+(``reinit_feat``: the library keeps one warp for the whole process, read when a filter
+bank is built), hence a decoder per factor.
 
 Cepstral mean normalisation is live and carries over from one utterance to the next
 (it adapts to the room and microphone), from means set for speech at a usual level
