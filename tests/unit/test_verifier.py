@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from appliance.asr.base import REJECT_TIMEOUT, AsrError
+from appliance.asr.base import REJECT_TIMEOUT, AsrError, Transcript
 from appliance.asr.grammar import Grammar, build_grammar
 from appliance.asr.verifier import (
     Result,
@@ -217,6 +217,17 @@ def test_engine_choice(tmp_path: Path) -> None:
         create_verifier("en", settings, build_grammar("pt"))
 
 
+def _finish_one_second(engine: FakeEngine, whisper_s: float | None) -> tuple[Transcript, float]:
+    """1 s of audio handed over at once, then finish() with Whisper at work for
+    ``whisper_s`` more seconds (None: for ever); the transcript and the wait."""
+    engine.start()
+    engine.accept(b"\x00\x00" * 16000)
+    started = time.perf_counter()
+    deadline = started + (whisper_s if whisper_s is not None else 3600.0)
+    transcript = engine.finish(wait_while=lambda: time.perf_counter() < deadline)
+    return transcript, time.perf_counter() - started
+
+
 def test_finish_waits_longer_while_the_other_engine_is_still_at_work() -> None:
     engine = FakeEngine(
         VerifierSettings(
@@ -225,31 +236,17 @@ def test_finish_waits_longer_while_the_other_engine_is_still_at_work() -> None:
     )
     try:
         engine.delay = 0.1  # decoding 1 s of audio takes about 1 s
-        engine.start()
-        engine.accept(b"\x00\x00" * 16000)
-        started = time.perf_counter()
-        transcript = engine.finish(wait_while=lambda: True)  # Whisper still busy
-        waited = time.perf_counter() - started
+        transcript, waited = _finish_one_second(engine, None)  # Whisper still busy
         assert transcript.text == "32000 bytes"
         assert 0.5 < waited < 1.9
         # Whisper done after 300 ms: the verifier has its own 200 ms from then on
-        engine.start()
-        engine.accept(b"\x00\x00" * 16000)
-        started = time.perf_counter()
-        deadline = started + 0.3
-        transcript = engine.finish(wait_while=lambda: time.perf_counter() < deadline)
-        waited = time.perf_counter() - started
+        transcript, waited = _finish_one_second(engine, 0.3)
         assert transcript.rejected == REJECT_TIMEOUT
         assert 0.45 < waited < 0.7  # Whisper seen busy up to 20 ms before 300 ms
         assert 0 < transcript.details["behind_ms"] < 1000
         # ... which is enough for a verifier that fell a little behind
         engine.delay = 0.04  # 1 s of audio in about 0.4 s
-        engine.start()
-        engine.accept(b"\x00\x00" * 16000)
-        started = time.perf_counter()
-        deadline = started + 0.3
-        transcript = engine.finish(wait_while=lambda: time.perf_counter() < deadline)
-        waited = time.perf_counter() - started
+        transcript, waited = _finish_one_second(engine, 0.3)
         assert transcript.text == "32000 bytes"
         assert 0.3 < waited < 0.5
         assert 850 <= transcript.details["behind_at_end_ms"] <= 1000
