@@ -33,11 +33,11 @@ and 3 noise conditions, it was accepted 49.1% against 49.8% with 0.8: no better,
 what two runs of the same code differ by, as Piper's synthesis is random.) A factor
 of 1.2 did nothing for higher voices. Each factor costs as much CPU as the first
 (~0.12x real time) and ~160 MB (mostly the grammar's search); the default is (1.0,
-0.8). On a busy CPU, a verifier still ``hurry_behind_ms`` behind the speech when
-Whisper is done goes on at the first factor alone: a reading at one factor in time
-counts, two too late do not. A decoder's warp cannot be changed in place
-(``reinit_feat``: the library keeps one warp for the whole process, read when a filter
-bank is built), hence a decoder per factor.
+0.8). On a busy CPU, a verifier ``hurry_behind_ms`` behind the speech when Whisper
+is done (or twice as far at end of speech) goes on at the first factor alone: a
+reading at one factor in time counts, two too late do not. A decoder's warp cannot
+be changed in place (``reinit_feat``: the library keeps one warp for the whole
+process, read when a filter bank is built), hence a decoder per factor.
 
 Cepstral mean normalisation is live and carries over from one utterance to the next
 (it adapts to the room and microphone), from means set for speech at a usual level
@@ -466,8 +466,7 @@ class PocketSphinxVerifier(StreamingVerifier):
                 channel.discard()
             self._live = self._live[:1]
             _LOGGER.info(
-                "pocketsphinx: behind the speech with Whisper done: warp %s alone for "
-                "the rest of the utterance",
+                "pocketsphinx: behind the speech: warp %s alone for the rest of the utterance",
                 self._live[0].warp,
             )
         for channel in self._live:

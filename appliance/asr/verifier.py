@@ -146,9 +146,11 @@ class VerifierSettings(BaseModel):
         default=500,
         ge=0,
         le=10_000,
-        description="Once Whisper is done with the utterance, a verifier still this far "
-        "behind the speech (a busy CPU) hurries: PocketSphinx goes on at its first warp "
-        "factor alone, so that its reading comes in time to count. 0: never.",
+        description="A verifier this far behind the speech when Whisper is done with the "
+        "utterance, or twice as far at end of speech (a busy CPU), hurries: PocketSphinx "
+        "goes on at its first warp factor alone, so that its reading comes in time to "
+        "count (on a quiet machine it was at most 647 ms behind at end of speech). 0: "
+        "never.",
     )
 
     @field_validator("pocketsphinx_warps")
@@ -309,7 +311,8 @@ class StreamingVerifier(ABC):
         ``wait_while`` (the other engine is still at work while it holds), after it
         stops holding, and then no later than ``patient_final_ms`` after this call.
         A verifier more than ``hurry_behind_ms`` behind when ``wait_while`` stops
-        holding hurries (PocketSphinx: its first warp factor alone)."""
+        holding, or twice as far now, hurries (PocketSphinx: its first warp factor
+        alone)."""
         asked = time.perf_counter()
         with self._lock:
             utterance, self._utterance = self._utterance, None
@@ -319,13 +322,15 @@ class StreamingVerifier(ABC):
         self._jobs.put(("end", utterance))
         # The two engines share the CPU: the verifier's own time (max_final_ms) starts
         # when the other one is done, all of it ends at patient_final_ms, and a
-        # verifier still far behind then hurries.
+        # verifier far behind then, or very far behind now, hurries.
         own = self._settings.max_final_ms / 1000
         deadline = asked + own
         patience = deadline
         if wait_while is not None:
             patience = asked + max(self._settings.patient_final_ms / 1000, own)
         hurry_ms = self._settings.hurry_behind_ms
+        if wait_while is not None and hurry_ms and behind_at_end_ms > 2 * hurry_ms:
+            utterance.hurry = True  # it cannot catch up beside Whisper (a busy CPU)
         in_time = False
         while not in_time:
             now = time.perf_counter()

@@ -247,10 +247,10 @@ def test_a_deeper_voice_is_heard_through_the_frequency_warps() -> None:
 def test_a_verifier_behind_when_whisper_is_done_goes_on_at_its_first_warp(
     speaker: Speaker,
 ) -> None:
-    """A verifier still behind the speech when Whisper is done (a busy CPU) hurries:
-    it goes on at the first warp factor alone, and still reads the command. Not
-    behind, with Whisper still at work, with no other engine, or with hurrying off,
-    every factor hears it."""
+    """A verifier behind the speech when Whisper is done, or very far behind at end
+    of speech (seconds of audio left, as on a busy CPU), hurries: it goes on at the
+    first warp factor alone, and still reads the command. Not behind, with no other
+    engine, or with hurrying off, every factor hears it."""
     said = "add two liters of milk to the shopping list"
     audio = speaker.say(said, fixed=True)
     heard = {}
@@ -274,9 +274,9 @@ def test_a_verifier_behind_when_whisper_is_done_goes_on_at_its_first_warp(
         finally:
             engine.close()
     shed = {key for key, transcript in heard.items() if transcript.details["shed"]}
-    assert shed == {(500, "at once")}
-    hurried = heard[500, "at once"]
-    assert hurried.details["warp"] == 1.0
+    assert shed == {(500, "at once"), (500, "later")}
+    for whisper in ("at once", "later"):
+        assert heard[500, whisper].details["warp"] == 1.0
     for transcript in heard.values():
         assert transcript.usable and _same_command(transcript.text, said), transcript
 
