@@ -23,7 +23,7 @@ is what the parser makes of its text.
 
 The acceptance figures come from a second pass in this process, fed faster than real
 time (the verifier is then allowed to finish decoding, every warp factor of it:
-``max_final_ms`` 10 s, ``hurry_behind_ms`` 0).
+``offline_verifier``: ``max_final_ms`` 10 s, ``hurry_behind_ms`` 0).
 """
 
 from __future__ import annotations
@@ -169,16 +169,11 @@ async def _run(
     from appliance.protocol.topics import Topics
     from appliance.settings import Settings
     from appliance.voice.engines import load_engines
+    from appliance.voice.replay import offline_verifier
     from appliance.voice.turn import VoiceTurn
 
     with tempfile.TemporaryDirectory(prefix="appliance-voice-") as tmp:
-        settings = Settings(
-            data_dir=Path(tmp),
-            timezone="UTC",
-            language="en",
-            # Audio is fed faster than spoken: let the verifier decode all of it.
-            verifier={"max_final_ms": 10_000, "hurry_behind_ms": 0},
-        )
+        settings = offline_verifier(Settings(data_dir=Path(tmp), timezone="UTC", language="en"))
         rss_before = _rss_mb()
         started = time.perf_counter()
         engines = await asyncio.to_thread(load_engines, settings)

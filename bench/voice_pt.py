@@ -62,15 +62,17 @@ CONDITIONS = {
 async def _run() -> dict[str, Any]:
     from appliance.settings import Settings
     from appliance.voice.engines import load_engines
+    from appliance.voice.replay import offline_verifier
     from appliance.voice.turn import VoiceTurn
 
     with tempfile.TemporaryDirectory(prefix="appliance-voice-pt-") as tmp:
-        settings = Settings(
-            data_dir=Path(tmp),
-            timezone="UTC",
-            language="pt",
-            tts={"fallback_language": "en"},  # no Portuguese Piper voice ships
-            verifier={"max_final_ms": 10_000, "hurry_behind_ms": 0},
+        settings = offline_verifier(
+            Settings(
+                data_dir=Path(tmp),
+                timezone="UTC",
+                language="pt",
+                tts={"fallback_language": "en"},  # no Portuguese Piper voice ships
+            )
         )
         rss_before = _rss_mb()
         started = time.perf_counter()

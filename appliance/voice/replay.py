@@ -24,6 +24,19 @@ OFFLINE_FINAL_MS = 10_000
 OFFLINE_NO_SPEECH_MS = 60_000  # the longest VadSettings allows
 
 
+def offline_verifier(settings: Settings) -> Settings:
+    """``settings`` for audio fed faster than it is spoken: the verifier gets time to
+    decode all of it after the last chunk, as it would have while the user spoke, with
+    every warp factor however busy the machine is (no hurrying)."""
+    verifier = settings.verifier.model_copy(
+        update={
+            "max_final_ms": OFFLINE_FINAL_MS,  # the longest VerifierSettings allows
+            "hurry_behind_ms": 0,
+        }
+    )
+    return settings.model_copy(update={"verifier": verifier})
+
+
 async def replay(
     settings: Settings,
     files: Sequence[Path],
@@ -47,16 +60,7 @@ async def replay(
     vad = settings.vad.model_copy(update={"no_speech_timeout_ms": OFFLINE_NO_SPEECH_MS})
     settings = settings.model_copy(update={"vad": vad})
     if not realtime:
-        # Audio arrives faster than it is spoken: give the verifier time to decode it
-        # all after the last chunk, as it would have while the user spoke, with every
-        # warp factor however busy the machine is.
-        verifier = settings.verifier.model_copy(
-            update={
-                "max_final_ms": max(settings.verifier.max_final_ms, OFFLINE_FINAL_MS),
-                "hurry_behind_ms": 0,
-            }
-        )
-        settings = settings.model_copy(update={"verifier": verifier})
+        settings = offline_verifier(settings)
     engines = await asyncio.to_thread(load_engines, settings)
     failures = 0
     async with open_database(settings) as db:

@@ -24,6 +24,7 @@ from appliance.settings import Settings
 from appliance.store.db import Database
 from appliance.voice.engines import _VerifierPool
 from appliance.voice.gate import Heard, decide
+from appliance.voice.replay import offline_verifier
 from appliance.voice.turn import Engines, TurnResult, VoiceTurn
 from tests.support import speech
 
@@ -174,8 +175,7 @@ async def _fresh_verifier_turn(
     """One turn of ``audio``, acted on, with a verifier that has heard nothing yet (its
     cepstral means carry over between utterances, so what it hears first is the same
     on every run), given all the time it needs (its first utterance is its slowest)."""
-    patient = settings.verifier.model_copy(update={"max_final_ms": 10_000, "hurry_behind_ms": 0})
-    fresh = _VerifierPool(settings.model_copy(update={"verifier": patient}))
+    fresh = _VerifierPool(offline_verifier(settings))
     engines = dataclasses.replace(voice_engines, verifier_for=fresh.session)
     turn = _turn(engines, ActionService(database, settings, Topics()))
     turn.start()
