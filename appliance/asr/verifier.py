@@ -330,7 +330,8 @@ class StreamingVerifier(ABC):
             patience = asked + max(self._settings.patient_final_ms / 1000, own)
         hurry_ms = self._settings.hurry_behind_ms
         if wait_while is not None and hurry_ms and behind_at_end_ms > 2 * hurry_ms:
-            utterance.hurry = True  # it cannot catch up beside Whisper (a busy CPU)
+            # it cannot catch up beside Whisper (a busy CPU)
+            self._start_hurrying(utterance, behind_at_end_ms, "at end of speech")
         in_time = False
         while not in_time:
             now = time.perf_counter()
@@ -338,7 +339,9 @@ class StreamingVerifier(ABC):
                 if wait_while():
                     deadline = now + own
                 elif hurry_ms and not utterance.hurry:
-                    utterance.hurry = self._behind_ms_of(utterance) > hurry_ms
+                    behind_ms = self._behind_ms_of(utterance)
+                    if behind_ms > hurry_ms:
+                        self._start_hurrying(utterance, behind_ms, "when the other engine was done")
             left = min(deadline, patience) - now
             if left <= 0:
                 break
@@ -365,6 +368,7 @@ class StreamingVerifier(ABC):
                     "audio_ms": _audio_ms(utterance),
                     "behind_ms": behind_ms,
                     "behind_at_end_ms": behind_at_end_ms,
+                    "hurried": utterance.hurry,
                 },
             )
         result = utterance.result
@@ -373,6 +377,7 @@ class StreamingVerifier(ABC):
             "finish_ms": waited_ms,
             "audio_ms": _audio_ms(utterance),
             "behind_at_end_ms": behind_at_end_ms,
+            "hurried": utterance.hurry,
             "answers_only": utterance.answers_only,
             "utterance": utterance.number,
             "noise_floor_dbfs": utterance.noise_floor_dbfs,
@@ -482,6 +487,16 @@ class StreamingVerifier(ABC):
             raise AsrError(f"{self.engine} verifier: worker busy for {timeout:.0f} s")
         if failures:
             raise failures[0]
+
+    def _start_hurrying(self, utterance: _Utterance, behind_ms: float, when: str) -> None:
+        """Tell the engine to finish ``utterance`` at some cost (``hurry_behind_ms``)."""
+        utterance.hurry = True
+        _LOGGER.info(
+            "%s verifier: %.0f ms of audio not yet decoded %s; hurrying",
+            self.engine,
+            behind_ms,
+            when,
+        )
 
     def _behind_ms_of(self, utterance: _Utterance) -> float:
         """How much of the audio handed to the utterance the engine has not decoded

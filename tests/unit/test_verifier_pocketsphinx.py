@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import logging
 import statistics
 import time
 from collections.abc import Iterator
@@ -245,7 +246,7 @@ def test_a_deeper_voice_is_heard_through_the_frequency_warps() -> None:
 
 
 def test_a_verifier_behind_when_whisper_is_done_goes_on_at_its_first_warp(
-    speaker: Speaker,
+    speaker: Speaker, caplog: pytest.LogCaptureFixture
 ) -> None:
     """A verifier behind the speech when Whisper is done, or very far behind at end
     of speech (seconds of audio left, as on a busy CPU), hurries: it goes on at the
@@ -255,6 +256,7 @@ def test_a_verifier_behind_when_whisper_is_done_goes_on_at_its_first_warp(
     audio = speaker.say(said, fixed=True)
     heard = {}
     whisper_done_in = {"at once": 0.0, "later": 6.0, "none": None}
+    caplog.set_level(logging.INFO, logger="appliance.asr.verifier")
     for hurry_ms in (500, 0):
         settings = VerifierSettings(
             max_final_ms=5_000, patient_final_ms=10_000, hurry_behind_ms=hurry_ms
@@ -275,6 +277,11 @@ def test_a_verifier_behind_when_whisper_is_done_goes_on_at_its_first_warp(
             engine.close()
     shed = {key for key, transcript in heard.items() if transcript.details["shed"]}
     assert shed == {(500, "at once"), (500, "later")}
+    hurried = {key for key, transcript in heard.items() if transcript.details["hurried"]}
+    assert hurried == shed
+    said_so = [r.getMessage() for r in caplog.records if "hurrying" in r.getMessage()]
+    assert len(said_so) == 2, said_so
+    assert all("ms of audio not yet decoded" in line for line in said_so), said_so
     for whisper in ("at once", "later"):
         assert heard[500, whisper].details["warp"] == 1.0
     for transcript in heard.values():
