@@ -465,7 +465,7 @@ class PocketSphinxVerifier(StreamingVerifier):
             for channel in self._live[1:]:
                 channel.discard()
             self._live = self._live[:1]
-            _LOGGER.info(
+            _LOGGER.debug(  # the hurry itself is logged (INFO) by the caller's side
                 "pocketsphinx: behind the speech: warp %s alone for the rest of the utterance",
                 self._live[0].warp,
             )
