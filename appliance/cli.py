@@ -163,7 +163,8 @@ async def _say(settings: Settings, args: argparse.Namespace) -> int:
     source = Source(kind="cli", user=args.user or settings.default_user, site=None)
     base = args.request_id or new_request_id()
     if result.ask:  # the parser only guessed what it means: a question, nothing run
-        requests = [Request.proposing(base, source, commands, {"text": args.text})]
+        details = {"text": args.text, **result.question()}
+        requests = [Request.proposing(base, source, commands, details)]
     else:
         requests = [
             Request(

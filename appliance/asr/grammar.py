@@ -32,6 +32,7 @@ import functools
 import hashlib
 import itertools
 import logging
+import random
 import re
 import threading
 import time
@@ -63,6 +64,8 @@ from appliance.tts.normalize import speakable
 _LOGGER = logging.getLogger(__name__)
 
 ANSWER_RULE = "answer"
+TIME_RULE = "time_answer"
+"""A time of day said on its own (or a no), the answer to "what time?"."""
 UNK = "[unk]"
 PAUSE = ","
 """The grammar's only non-word: a pause between two items of a list ("milk, eggs and
@@ -72,6 +75,9 @@ PAUSE_PHONES = "SIL"
 _CACHE_SIZE = 8
 _MAX_ENUMERATION = 5000
 _SAMPLES_PER_SENTENCE = 12
+_TIME_SAMPLES = 1500
+"""Sample answers to "what time?" for Vosk (``_random_phrases``): every hour, minute
+and part of the day comes in many of them."""
 
 # -- the sub-grammars of the wildcard slots (hassil template syntax) -----------------
 
@@ -167,6 +173,12 @@ _EN_RULES: dict[str, str] = {
     "no|nope|nah|no thanks|no thank you|cancel|cancel it|cancel that|don't|do not|"
     "don't do it|please don't|no no|stop|never mind|wrong|that's wrong|negative|not now|"
     "no way|forget it)",
+    TIME_RULE: "([let's say|make it|how about] [at|around|about] <answer_clock>|"
+    "no|nope|no thanks|cancel|cancel it|cancel that|never mind|forget it|stop)",
+    "answer_clock": "(<hour> [o'clock] [<ampm>] [in the <period>|at night]|"
+    "<hour> <minutes> [<ampm>] [in the <period>|at night]|noon|midnight|"
+    "(half|a quarter|quarter|ten|twenty|five) (past|to) <hour> [<ampm>] "
+    "[in the <period>|at night])",
 }
 
 _PT_RULES: dict[str, str] = {
@@ -251,6 +263,9 @@ _PT_RULES: dict[str, str] = {
     "não|não não|não quero|não obrigado|não obrigada|cancela|cancelar|cancele|"
     "cancela isso|deixa pra lá|deixa para lá|esquece|esquece isso|negativo|para|pare|"
     "errado|está errado|tá errado|agora não|nada|de jeito nenhum|nem pensar)",
+    TIME_RULE: "([pode ser] [às|as|lá pelas|por volta das] <hour> [hora|horas] [e <minutes>] "
+    "[(da|de) <period>]|[ao] (meio-dia|meio dia)|[à] (meia-noite|meia noite)|"
+    "não|não obrigado|cancela|cancelar|esquece|deixa pra lá|deixa para lá)",
 }
 
 _RULES = {"en": _EN_RULES, "pt": _PT_RULES}
@@ -599,6 +614,7 @@ class Grammar:
     items: tuple[str, ...]  # item names in the <item_name> rule
     phrases: tuple[str, ...]  # Vosk grammar mode (sample sentences and "[unk]")
     answer_phrases: tuple[str, ...]
+    time_phrases: tuple[str, ...] = ()  # Vosk: samples of TIME_RULE and "[unk]"
     jsgf: str | None = None  # PocketSphinx (English)
     answers_jsgf: str | None = None
     pronunciations: Mapping[str, str] = field(default_factory=dict)  # to add to the dict
@@ -1034,6 +1050,32 @@ def _phrases(rules: Mapping[str, Node], sentence_rules: Iterable[str]) -> tuple[
     return (*out, UNK)
 
 
+def _random_phrases(rules: Mapping[str, Node], rule: str, count: int) -> Iterator[str]:
+    """``count`` different sentences of ``rule`` (fewer if it has not as many), each
+    alternative picked at random, the same ones every build: for a rule with too many
+    sentences to list, where taking alternatives in turn (``_Sampler``) repeats."""
+    pick = random.Random(rule)  # noqa: S311 - sampling a grammar, not a secret
+
+    def sample(node: Node) -> list[str]:
+        if isinstance(node, Word):
+            return [node.text]
+        if isinstance(node, Ref):
+            return sample(rules[node.name])
+        if isinstance(node, Seq):
+            return [w for i in node.items for w in sample(i)]
+        index = pick.randrange(len(node.items) + (1 if node.optional else 0))
+        return [] if index == len(node.items) else sample(node.items[index])
+
+    seen: set[str] = set()
+    for _ in range(count * 20):
+        phrase = " ".join(sample(Ref(rule)))
+        if phrase not in seen:
+            seen.add(phrase)
+            yield phrase
+            if len(seen) == count:
+                return
+
+
 def _alternatives(node: Node) -> tuple[Node, ...]:
     return node.items if isinstance(node, Alt) else (node,)
 
@@ -1287,6 +1329,7 @@ def _build(lang: str, items: tuple[str, ...]) -> Grammar:
     if dropped:
         _LOGGER.debug("grammar %s: %d words without pronunciation dropped", lang, len(dropped))
     answer_phrases = tuple(dict.fromkeys(_enumerate_words(rules[ANSWER_RULE], rules)))
+    time_phrases = dict.fromkeys(_random_phrases(rules, TIME_RULE, _TIME_SAMPLES))
     phrases = (*_phrases(rules, sentence_rules), *answer_phrases)
     key = hashlib.sha1(repr((lang, names)).encode(), usedforsecurity=False).hexdigest()[:12]
     elapsed = (time.perf_counter() - started) * 1000
@@ -1305,6 +1348,7 @@ def _build(lang: str, items: tuple[str, ...]) -> Grammar:
         items=names,
         phrases=tuple(dict.fromkeys(phrases)),
         answer_phrases=(*answer_phrases, UNK),
+        time_phrases=(*time_phrases, UNK),
         jsgf=jsgf,
         answers_jsgf=answers_jsgf,
         pronunciations=pronunciations,

@@ -63,6 +63,7 @@ from appliance.asr.base import REJECT_LOW_CONFIDENCE, REJECT_NO_SPEECH, REJECT_W
 from appliance.asr.grammar import (
     ANSWER_RULE,
     PAUSE,
+    TIME_RULE,
     Automaton,
     Grammar,
     cmudict,
@@ -70,8 +71,10 @@ from appliance.asr.grammar import (
     compile_automaton,
 )
 from appliance.asr.verifier import (
+    EXPECTS,
     PIECE_BYTES,
     REJECT_OUT_OF_GRAMMAR,
+    Expect,
     Result,
     StreamingVerifier,
     VerifierSettings,
@@ -214,7 +217,7 @@ class _Channel:
         automata: Sequence[tuple[str, Automaton]],
         old: Sequence[str],
     ) -> None:
-        """Swap in a grammar's searches (sentences first, then answers), after the
+        """Swap in a grammar's searches (sentences first, then answers and times), after the
         words it needs. Each old search goes before its successor is built: the
         sentences of a grammar take ~150 MB, and two at once during a swap were the
         node's peak of memory."""
@@ -412,7 +415,7 @@ class PocketSphinxVerifier(StreamingVerifier):
             ]
         except (RuntimeError, ValueError) as err:
             raise AsrError(f"PocketSphinx failed to start: {err}") from err
-        self._searches: tuple[str, str] | None = None
+        self._searches: tuple[str, ...] | None = None
         self._grammar_key = ""
         self._grammar: Grammar | None = None
         self._heard = bytearray()  # this utterance's audio, as the decoders had it
@@ -432,11 +435,11 @@ class PocketSphinxVerifier(StreamingVerifier):
             self._load(grammar)
 
     def _load(self, grammar: Grammar) -> None:
-        names = (f"g{grammar.key}", f"a{grammar.key}")
+        names = tuple(f"{kind[0]}{grammar.key}" for kind in EXPECTS)
         dictionary = _dictionary(grammar)
         automata = [
             (name, compile_automaton(grammar.rules, rule))
-            for name, rule in zip(names, ("utterance", ANSWER_RULE), strict=True)
+            for name, rule in zip(names, ("utterance", ANSWER_RULE, TIME_RULE), strict=True)
         ]
         old, self._searches = self._searches or (), None  # none usable until loaded
         try:
@@ -451,11 +454,11 @@ class PocketSphinxVerifier(StreamingVerifier):
 
     # -- decoding --------------------------------------------------------------------
 
-    def _engine_begin(self, answers_only: bool) -> None:
+    def _engine_begin(self, expect: Expect) -> None:
         if self._searches is None:
             raise AsrError("no grammar loaded")
         for channel in self._channels:
-            channel.begin(self._searches[1 if answers_only else 0])
+            channel.begin(self._searches[EXPECTS.index(expect)])
         self._live = self._channels
         self._heard = bytearray()
         self._found = None

@@ -23,7 +23,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Protocol, TypeVar
+from typing import Any, ClassVar, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -31,6 +31,13 @@ from appliance.asr.base import REJECT_TIMEOUT, AsrError, Transcript
 from appliance.asr.grammar import Grammar
 from appliance.audio import AudioError, denoise
 from appliance.audio.denoise import Denoiser, noise_floor_dbfs
+
+Expect = Literal["command", "answer", "time"]
+"""What an utterance is expected to be: a command (a yes or no among them), a yes/no
+answer only (a confirmation), or a time of day (the answer to "what time?"). Each has
+its own grammar (``Grammar.rules``: "utterance", ``ANSWER_RULE``, ``TIME_RULE``)."""
+EXPECTS: tuple[Expect, ...] = ("command", "answer", "time")
+"""Every ``Expect``, in the order an engine keeps their searches."""
 
 _LOGGER = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -179,8 +186,9 @@ class Verifier(Protocol):
         """Wait until queued work (e.g. a grammar swap) is done."""
         ...
 
-    def start(self, *, answers_only: bool = False) -> None:
-        """Begin an utterance (``answers_only``: only yes/no answers are expected)."""
+    def start(self, *, expect: Expect = "command") -> None:
+        """Begin an utterance of what ``expect`` says: a command (or a yes/no), a yes/no
+        answer only, or a time of day (the answer to "what time?")."""
         ...
 
     def accept(self, pcm: bytes) -> None:
@@ -214,7 +222,7 @@ class Result:
 @dataclass
 class _Utterance:
     number: int
-    answers_only: bool
+    expect: Expect
     hurry: bool = False  # set by finish() (caller side)
     abort: threading.Event = field(default_factory=threading.Event)
     done: threading.Event = field(default_factory=threading.Event)
@@ -285,10 +293,10 @@ class StreamingVerifier(ABC):
         self._jobs.put(("barrier", done))
         return done.wait(timeout)
 
-    def start(self, *, answers_only: bool = False) -> None:
+    def start(self, *, expect: Expect = "command") -> None:
         """Begin an utterance; a previous unfinished one is dropped."""
         self._check_open()
-        utterance = _Utterance(next(self._numbers), answers_only)
+        utterance = _Utterance(next(self._numbers), expect)
         with self._lock:
             previous, self._utterance = self._utterance, utterance
         if previous is not None:
@@ -378,7 +386,7 @@ class StreamingVerifier(ABC):
             "audio_ms": _audio_ms(utterance),
             "behind_at_end_ms": behind_at_end_ms,
             "hurried": utterance.hurry,
-            "answers_only": utterance.answers_only,
+            "expect": utterance.expect,
             "utterance": utterance.number,
             "noise_floor_dbfs": utterance.noise_floor_dbfs,
             "denoised": utterance.denoiser is not None,
@@ -550,7 +558,7 @@ class StreamingVerifier(ABC):
                 _close_denoiser(current)
             started = time.perf_counter()
             begun: _Utterance = payload
-            self._engine_begin(begun.answers_only)
+            self._engine_begin(begun.expect)
             begun.held = bytearray() if self._settings.denoise else None
             begun.compute_s += time.perf_counter() - started
             return begun
@@ -580,7 +588,7 @@ class StreamingVerifier(ABC):
         if utterance.truncated:
             result.rejected = result.rejected or "too_long"
         utterance.result = result
-        if not utterance.answers_only and not utterance.truncated:
+        if utterance.expect == "command" and not utterance.truncated:
             self._ended = utterance.number
 
     def _warm_up_denoiser(self) -> None:
@@ -655,7 +663,7 @@ class StreamingVerifier(ABC):
     def _engine_set_grammar(self, grammar: Grammar) -> None: ...
 
     @abstractmethod
-    def _engine_begin(self, answers_only: bool) -> None: ...
+    def _engine_begin(self, expect: Expect) -> None: ...
 
     @abstractmethod
     def _engine_feed(self, pcm: bytes) -> None: ...

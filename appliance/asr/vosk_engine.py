@@ -27,8 +27,10 @@ from typing import Any
 from appliance.asr.base import REJECT_LOW_CONFIDENCE, REJECT_NO_SPEECH, AsrError
 from appliance.asr.grammar import UNK, Grammar
 from appliance.asr.verifier import (
+    EXPECTS,
     REJECT_OUT_OF_GRAMMAR,
     SAMPLE_RATE,
+    Expect,
     Result,
     StreamingVerifier,
     VerifierSettings,
@@ -82,12 +84,14 @@ class VoskVerifier(StreamingVerifier):
         *,
         phrases: Sequence[str] | None = None,
         answer_phrases: Sequence[str] | None = None,
+        time_phrases: Sequence[str] | None = None,
     ) -> None:
-        """``phrases``/``answer_phrases`` override the grammar's (tests, other languages)."""
+        """``phrases``/``answer_phrases``/``time_phrases`` override the grammar's (tests,
+        other languages)."""
         self._vosk_settings = settings or VerifierSettings()
         self._model = load_model(model_path)
-        self._override = (phrases, answer_phrases)
-        self._recognizers: tuple[Any, Any] | None = None
+        self._override = (phrases, answer_phrases, time_phrases)
+        self._recognizers: tuple[Any, ...] | None = None
         self._active: Any = None
         self._segments: list[dict[str, Any]] = []
         self._grammar_key = ""
@@ -96,7 +100,7 @@ class VoskVerifier(StreamingVerifier):
 
     def _engine_set_grammar(self, grammar: Grammar) -> None:
         if grammar.key != self._grammar_key:
-            self._override = (None, None)
+            self._override = (None, None, None)
             self._load(grammar)
 
     def _recognizer(self, phrases: Sequence[str]) -> Any:
@@ -115,17 +119,18 @@ class VoskVerifier(StreamingVerifier):
         return recognizer
 
     def _load(self, grammar: Grammar) -> None:
-        phrases, answers = self._override
+        phrases, answers, times = self._override
         self._recognizers = (
             self._recognizer(phrases if phrases is not None else grammar.phrases),
             self._recognizer(answers if answers is not None else grammar.answer_phrases),
+            self._recognizer(times if times is not None else grammar.time_phrases),
         )
         self._grammar_key = grammar.key
 
-    def _engine_begin(self, answers_only: bool) -> None:
+    def _engine_begin(self, expect: Expect) -> None:
         if self._recognizers is None:
             raise AsrError("no grammar loaded")
-        self._active = self._recognizers[1 if answers_only else 0]
+        self._active = self._recognizers[EXPECTS.index(expect)]
         self._active.Reset()
         self._segments = []
 

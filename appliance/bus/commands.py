@@ -223,7 +223,8 @@ class CommandDecoder:
         if getattr(result, "ask", False):
             # the parser only guessed what it means: recorded as a question, not run
             source = self._source(data, "mqtt")
-            return [Request.proposing(self._request_id(data), source, commands, {"text": text})]
+            details = {"text": text, **result.question()}
+            return [Request.proposing(self._request_id(data), source, commands, details)]
         base = data.get("request_id") or new_request_id()
         requests = []
         for index, command in enumerate(commands, start=1):

@@ -16,7 +16,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from appliance.intents.lexicon import DateWords, Lexicon
+from appliance.intents.lexicon import PART_MERIDIEM, DateWords, Lexicon
 from appliance.intents.numbers import format_number, number_spans, parse_decimal
 from appliance.intents.text import Word, phrase_alternation
 
@@ -24,6 +24,8 @@ _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 _NIGHT_FROM = 5  # "at 8 at night" is 20:00, "at 2 at night" stays 02:00
 _GUESS_PM_UNTIL = 7  # a bare "at 3" is 15:00; "at 8" is 08:00
 _LABELS = {0: "today", 1: "tomorrow"}
+_PART_ENDS = {"small_hours": 6, "morning": 12, "afternoon": 18, "evening": 22, "night": 24}
+"""The hour each part of the day is over by: "in the morning" said at 3 pm is tomorrow's."""
 
 
 @dataclass(frozen=True)
@@ -46,7 +48,7 @@ class Fragment:
     label: str | None = None  # "today" / "tomorrow" when said with those words
     time: Clock | None = None
     end_time: Clock | None = None
-    period: str | None = None
+    part: str | None = None  # the part of the day said: a key of PART_MERIDIEM
     duration: int | None = None
     ahead: int | None = None  # minutes from now: "in 20 minutes", "daqui a meia hora"
 
@@ -62,6 +64,9 @@ class When:
     duration_minutes: int | None = None
     ahead_minutes: int | None = None
     """A time said from now ("in 20 minutes"): no date, time or part of the day with it."""
+    part: str | None = None
+    """The part of the day said ("tomorrow morning", "hoje à noite"): a key of
+    ``PART_MERIDIEM``, with a clock time or without one."""
     conflict: bool = False
     fragments: tuple[Fragment, ...] = field(default=())
 
@@ -74,6 +79,20 @@ class When:
     def timed(self) -> bool:
         """True when a time of day was said, as a clock time or as a time from now."""
         return self.time is not None or self.ahead_minutes is not None
+
+    @property
+    def part_only(self) -> bool:
+        """True when a part of the day was said but no time in it ("tomorrow morning")."""
+        return self.part is not None and not self.timed and self.end_time is None
+
+    def day_of_part(self, now: dt.datetime) -> dt.date:
+        """The day a part of the day said without a date falls on: today, or tomorrow
+        once today's is over ("in the morning" said in the afternoon)."""
+        if self.date is not None:
+            return self.date
+        if self.part is not None and now.hour >= _PART_ENDS[self.part]:
+            return now.date() + dt.timedelta(days=1)
+        return now.date()
 
     def covered(self) -> set[int]:
         """Indexes of the words that belong to a date/time expression."""
@@ -110,8 +129,11 @@ class When:
         return end
 
 
-def _resolve_clock(clock: Clock, period: str | None) -> dt.time:
+def _resolve_clock(clock: Clock, part: str | None) -> dt.time:
     hour = clock.hour
+    if clock.explicit and (hour == 0 or hour >= 12) and clock.meridiem is None:
+        return dt.time(hour, clock.minute)  # "noon", "15h", "00:30": no part changes it
+    period = PART_MERIDIEM.get(part or "")
     meridiem = clock.meridiem or (period if period in ("am", "pm") else None)
     if meridiem == "am":
         hour = 0 if hour == 12 else hour
@@ -280,12 +302,14 @@ class DateGrammar:
             return None
         raw_hour = g[prefix + "h"]
         hour = int(raw_hour)
-        if not prefix and "mword" in g:
-            word = g["mword"]
+        word = g.get("mword", g.get("mword_b"))  # two places in a pattern: two names
+        if not prefix and word is not None:
             minute = w.minute_words[word] if word in w.minute_words else int(word)
             if g.get("mdir") in ("to", "before"):
                 hour, minute = (hour - 1) % 24, 60 - minute
         meridiem = w.meridiem.get(g.get(prefix + "ampm", ""))
+        if meridiem is not None and hour == 0:  # "a quarter to one am" is 12:45 am
+            hour = 12
         if hour > 23 or minute > 59 or (meridiem is not None and not 1 <= hour <= 12):
             return None
         explicit = (
@@ -324,9 +348,9 @@ class DateGrammar:
             return None
         if time is not None and end_time is not None:
             time = _share_meridiem(time, end_time)
-        period = self._words.periods.get(g.get("period", ""))
+        part = self._words.periods.get(g.get("period", ""))
         if "relp" in g:
-            period = self._words.periods.get(self._words.relative_periods[g["relp"]][1])
+            part = self._words.relative_periods[g["relp"]][1]
         duration = self._duration(g)
         ahead: int | None = None
         if "ahead" in g:  # "in 20 minutes": a duration counted from now
@@ -340,7 +364,7 @@ class DateGrammar:
             label=label,
             time=time,
             end_time=end_time,
-            period=period,
+            part=part,
             duration=duration,
             ahead=ahead,
         )
@@ -376,14 +400,15 @@ class DateGrammar:
                 token += 1
         return fragments
 
-    def when(self, words: Sequence[Word], today: dt.date) -> When:
-        """Combine the fragments of ``words`` into one ``When``."""
+    def when(self, words: Sequence[Word], today: dt.date, *, part: str | None = None) -> When:
+        """Combine the fragments of ``words`` into one ``When``; ``part``: the part of
+        the day to read an hour in when the words name none (a question named it)."""
         fragments = tuple(self.scan(words, today))
         dates = [f for f in fragments if f.date is not None]
         times = [f for f in fragments if f.time is not None]
         ends = [f for f in fragments if f.end_time is not None]
         durations = [f.duration for f in fragments if f.duration is not None]
-        periods = [f.period for f in fragments if f.period is not None]
+        parts = [f.part for f in fragments if f.part is not None]
         aheads = [f.ahead for f in fragments if f.ahead is not None]
         conflict = (
             len({f.date for f in dates}) > 1
@@ -392,17 +417,17 @@ class DateGrammar:
             or len(set(durations)) > 1
             or len(set(aheads)) > 1
             # "tomorrow in 20 minutes", "in an hour at 3 pm": never merged
-            or bool(aheads and (dates or times or periods))
+            or bool(aheads and (dates or times or parts))
         )
-        period = periods[0] if periods else None
+        part = parts[0] if parts else part
         end_clock = ends[0].end_time if ends else None
         time: dt.time | None = None
         start_clock = times[0].time if times else None
         if start_clock is not None:
             if end_clock is not None and times[0] is not ends[0]:
                 start_clock = _share_meridiem(start_clock, end_clock)
-            time = _resolve_clock(start_clock, period)
-        end_time = _resolve_clock(end_clock, period) if end_clock is not None else None
+            time = _resolve_clock(start_clock, part)
+        end_time = _resolve_clock(end_clock, part) if end_clock is not None else None
         return When(
             date=dates[0].date if dates else None,
             label=dates[0].label if dates else None,
@@ -410,6 +435,7 @@ class DateGrammar:
             end_time=end_time,
             duration_minutes=durations[0] if durations else None,
             ahead_minutes=aheads[0] if aheads else None,
+            part=part,
             conflict=conflict,
             fragments=fragments,
         )

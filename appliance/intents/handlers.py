@@ -69,6 +69,9 @@ class Outcome:
     reason: str | None = None
     final: bool = True  # False: this parse does not fit, a lower-ranked one may
     # (reason None with final False: the template's condition does not hold)
+    ask_time: str | None = None
+    """The commands lack a time said only as a part of the day (a ``PART_MERIDIEM``
+    key): "add dentist tomorrow morning" asks what time before anything is added."""
 
 
 def _fail(reason: str, *, final: bool = True) -> Outcome:
@@ -170,7 +173,8 @@ def _dated(ctx: Context) -> bool:
     flowers on friday" is a reminder, "delete the meeting at 3 pm" an event."""
     if not ctx.candidate.metadata.get("dateless"):
         return False
-    return not ctx.grammar.when(ctx.words("item") or [], ctx.today).empty
+    when = ctx.grammar.when(ctx.words("item") or [], ctx.today)
+    return not when.empty or when.part is not None
 
 
 def _shopping_add(ctx: Context) -> Outcome:
@@ -285,7 +289,7 @@ def _event_when(ctx: Context, words: list[Word], *, adding: bool) -> When | Outc
         return _fail(Reason.BAD_DATE, final=False)
     metadata = ctx.candidate.metadata
     if (
-        (metadata.get("require_time") and not when.timed)
+        (metadata.get("require_time") and not (when.timed or when.part_only))
         or (metadata.get("require_date") and when.date is None)
         or (metadata.get("require_when") and when.empty)
     ):
@@ -316,7 +320,7 @@ def _event(ctx: Context, *, adding: bool = False) -> _Event | Outcome:
     if not title or not _usable(title, ctx.lexicon):
         # "add a meeting tomorrow at ten": "meeting" is the title of the reading
         # "(add|put) {event}", which needs a time (else it is a shopping item)
-        return _fail(Reason.missing("title"), final=not when.timed)
+        return _fail(Reason.missing("title"), final=not (when.timed or when.part_only))
     return _Event(title, location, when)
 
 
@@ -324,14 +328,25 @@ def _agenda_add(ctx: Context) -> Outcome:
     event = _event(ctx, adding=True)
     if isinstance(event, Outcome):
         return event
-    start = event.when.start(ctx.now)
+    when = event.when
+    if when.part_only:
+        # "dentist tomorrow morning": neither an all-day entry nor a time made up;
+        # proposed for that day, and the time is asked for (voice/sessions.py)
+        command = AgendaAdd(
+            title=event.title,
+            start=when.day_of_part(ctx.now),
+            duration_minutes=when.duration_minutes,
+            location=event.location,
+        )
+        return Outcome(commands=(command,), ask_time=when.part)
+    start = when.start(ctx.now)
     if start is None:
         return _fail(Reason.missing("start"))
     command = AgendaAdd(
         title=event.title,
         start=start,
-        end=event.when.end(start),
-        duration_minutes=event.when.duration_minutes,
+        end=when.end(start),
+        duration_minutes=when.duration_minutes,
         location=event.location,
     )
     return Outcome(commands=(command,))

@@ -40,6 +40,17 @@ def _words(values: Iterable[str]) -> frozenset[str]:
     return frozenset(" ".join(phrase(v)) for v in values)
 
 
+PART_MERIDIEM = {
+    "small_hours": "am",
+    "morning": "am",
+    "afternoon": "pm",
+    "evening": "pm",
+    "night": "night",
+}
+"""The parts of the day a lexicon's ``periods`` name, and how each reads an hour:
+"at 8 in the evening" is 20:00, "at 3 in the small hours" ("da madrugada") 03:00."""
+
+
 @dataclass(frozen=True)
 class DateWords:
     """Words and patterns of the date/time grammar."""
@@ -59,6 +70,8 @@ class DateWords:
     weekend: frozenset[str]
     next_week: frozenset[str]
     unsupported_ranges: frozenset[str]
+    answer_fillers: frozenset[str]
+    """Words a time said on its own may come with ("let's say ten"): ``time_of_day``."""
     recurring: frozenset[str]
     """Words of a repetition ("every tuesday"): not supported."""
     recurring_days: frozenset[str]
@@ -167,14 +180,21 @@ def _clock(value: str) -> dt.time:
 
 
 def _dates(raw: Mapping[str, Any]) -> DateWords:
+    relative_periods = {
+        k: (int(v[0]), str(v[1])) for k, v in _table(raw["relative_periods"]).items()
+    }
+    periods = _table(raw["periods"])
+    unknown = {*periods.values(), *(part for _, part in relative_periods.values())} - set(
+        PART_MERIDIEM
+    )
+    if unknown:
+        raise ValueError(f"unknown parts of the day in the lexicon: {sorted(unknown)}")
     return DateWords(
         relative_days=_table(raw["relative_days"]),
-        relative_periods={
-            k: (int(v[0]), str(v[1])) for k, v in _table(raw["relative_periods"]).items()
-        },
+        relative_periods=relative_periods,
         weekdays=_table(raw["weekdays"]),
         months=_table(raw["months"]),
-        periods=_table(raw["periods"]),
+        periods=periods,
         meridiem=_table(raw["meridiem"]),
         clock_words={k: _clock(v) for k, v in _table(raw["clock_words"]).items()},
         minute_words=_table(raw["minute_words"]),
@@ -185,6 +205,7 @@ def _dates(raw: Mapping[str, Any]) -> DateWords:
         weekend=_words(raw["weekend"]),
         next_week=_words(raw["next_week"]),
         unsupported_ranges=_words(raw["unsupported_ranges"]),
+        answer_fillers=_words(raw["answer_fillers"]),
         recurring=_words(raw["recurring"]),
         recurring_days=_words(raw["recurring_days"]),
         numeric_order=str(raw["numeric_order"]),

@@ -17,8 +17,9 @@ from appliance.intents.handlers import HANDLERS, Context, Outcome, Reason, state
 from appliance.intents.lexicon import LANGUAGES, Lexicon, load_lexicon
 from appliance.intents.matching import Candidate, match
 from appliance.intents.templates import TemplateSet, load_templates
-from appliance.intents.text import Utterance
+from appliance.intents.text import Utterance, Word, words_of
 from appliance.protocol.commands import Command
+from appliance.protocol.receipts import ASK, ASK_TIME, PART
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -45,6 +46,14 @@ class ParseResult:
     negated: bool = False
     """Said with a negation ("we don't need bread anymore"): asked, and no other reading
     of the words may stand in for it."""
+    ask_time: str | None = None
+    """The part of the day said without a time ("add dentist tomorrow morning"): the
+    commands are a proposal for that day, and what is asked is the time (``ask``)."""
+
+    def question(self) -> dict[str, str]:
+        """What a receipt proposing these commands asks beyond a yes (its ``details``
+        ``ask`` and ``part``, docs/mqtt-api.md); empty for a yes/no question."""
+        return {} if self.ask_time is None else {ASK: ASK_TIME, PART: self.ask_time}
 
 
 @dataclass(frozen=True)
@@ -121,6 +130,37 @@ class IntentParser:
             )
         return result
 
+    def time_of_day(
+        self, text: str, *, lang: str = "en", part: str | None = None
+    ) -> dt.time | None:
+        """A time of day said on its own, the answer to "what time?": "at ten thirty",
+        "half past nine", "10.30", "às dez e meia", "uh, let's say nine". ``part``: the
+        part of the day the question named ("what time tomorrow evening?"), which reads
+        an hour the answer gives alone ("at 8" is 20:00). None when the text says more
+        than a time and a few fillers (the lexicon's ``answer_fillers``), a date, or
+        two different times."""
+        language = self._languages[normalize_language(lang)]
+        grammar, fillers = language.grammar, language.lexicon.dates.answer_fillers
+        today = dt.datetime.now(self._tz).date()
+        said = [w for w in words_of(text) if w.key != ","]
+        lead = next((i for i, w in enumerate(said) if w.key not in fillers), len(said))
+        marker = language.lexicon.time_marker
+        at = Word(text=marker, key=marker, start=0, end=0)
+        # a bare hour ("ten", "dez e meia") is read as after the time marker ("at")
+        for words in (said, [*said[:lead], at, *said[lead:]]):
+            when = grammar.when(words, today, part=part)
+            covered = when.covered()
+            if (
+                when.time is not None
+                and when.date is None
+                and when.ahead_minutes is None
+                and when.end_time is None
+                and not when.conflict
+                and all(i in covered or w.key in fillers for i, w in enumerate(words))
+            ):
+                return when.time
+        return None
+
     def _parse(self, text: str, language: _Language, now: dt.datetime) -> ParseResult:
         if len(text) > MAX_CHARS:
             return ParseResult(None, None, Reason.TOO_LONG)
@@ -164,7 +204,10 @@ class IntentParser:
             )
             outcome = HANDLERS[candidate.intent](context)
             if outcome.commands:
-                return _success(candidate, outcome.commands, language.templates)
+                result = _success(candidate, outcome.commands, language.templates)
+                if outcome.ask_time is not None:
+                    return replace(result, ask=True, ask_time=outcome.ask_time)
+                return result
             if outcome.reason is not None and (
                 failure is None or (outcome.final and not failure[1].final)
             ):

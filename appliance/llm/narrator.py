@@ -43,7 +43,7 @@ from appliance.narration.guard import check
 from appliance.narration.lang import SUPPORTED_LANGUAGES, normalize_lang
 from appliance.narration.templates import template_sentence
 from appliance.narration.when import default_now
-from appliance.protocol.receipts import Receipt
+from appliance.protocol.receipts import ASK, Receipt
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -195,6 +195,10 @@ class Narrator:
 
         skip = self._skip_reason(code)
         if receipt.action is not None and receipt.action.startswith(TEMPLATE_ONLY_PREFIXES):
+            skip = skip or "template_only"
+        if receipt.details.get(ASK) is not None:
+            # a question for more than a yes ("What time...?"): the few-shot prompt
+            # only asks yes/no questions
             skip = skip or "template_only"
         if code is None:
             return template(skip or "unsupported_language")

@@ -178,6 +178,12 @@ def samples(now: dt.datetime, names: Names = ENGLISH) -> dict[str, Receipt]:
             "agenda.add", "needs_confirmation",
             proposed={"action": "agenda.add", "title": n.event,
                       "start": tomorrow_3pm.isoformat()}),
+        # "add the dentist tomorrow morning": a day and a part of it, the time asked
+        "agenda_add_time": receipt(
+            "agenda.add", "needs_confirmation", "not_confirmed",
+            events=[event(n.event, tomorrow_3pm.date())], ask="time", part="morning",
+            proposal=[{"action": "agenda.add", "title": n.event,
+                       "start": tomorrow_3pm.date().isoformat()}]),
         # agenda.list / next
         "agenda_today": receipt(
             "agenda.list", "success",

@@ -31,10 +31,11 @@ from appliance.narration.when import (
     bare_time_words,
     default_now,
     parse_moment,
+    part_of_day,
     time_words,
     when,
 )
-from appliance.protocol.receipts import Receipt, ReceiptEvent
+from appliance.protocol.receipts import ASK, ASK_TIME, PART, Receipt, ReceiptEvent
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -153,6 +154,10 @@ TEMPLATES: dict[Key, T] = {
     ("agenda.add", "needs_confirmation", ANY, ANY): T(
         "Did you want to add {event} to your agenda {when}?",
         "Você quis anotar {event} na agenda {when}?"),
+    # "add dentist tomorrow morning": a day and maybe a part of it, no time
+    ("agenda.add", "needs_confirmation", ANY, "time"): T(
+        "What time should I add {event} {day_part}?",
+        "A que horas eu anoto {event} {day_part}?"),
     # --- agenda.list / next ---------------------------------------------------
     ("agenda.list", "success", ANY, ANY): T(
         "You have {count_events} {range}: {events_list}.",
@@ -306,9 +311,8 @@ def variant(v: ReceiptView) -> str:
             return "merged"
         if v.item_asked:
             return "item_done" if all(i.completed for i in v.items) else "item"
-        if v.action == "shopping.list" and not v.items:
-            return "empty"
-        if v.action == "agenda.list" and not v.events:
+        listed = {"shopping.list": v.items, "agenda.list": v.events}.get(v.action or "")
+        if listed is not None and not listed:
             return "empty"
         if v.action == "agenda.add" and v.details.get("past"):
             return "past"
@@ -318,6 +322,8 @@ def variant(v: ReceiptView) -> str:
         stance = v.details.get("stance")
         if stance in ("likes", "dislikes", "allergic"):
             return str(stance)
+    if v.status == "needs_confirmation" and v.details.get(ASK) == ASK_TIME:
+        return "time"
     if v.reason == "ambiguous" and v.events:
         titles = {e.title.casefold().strip() for e in v.events}
         return "same_title" if len(titles) == 1 else ANY
@@ -442,6 +448,7 @@ def _slots(v: ReceiptView, lang: str, now: dt.datetime) -> dict[str, str]:
         "title": event.title if event else "",
         "event_marked": pt_agree(event.title, "marcado", "marcada") if event else "marcado",
         "when": _when(event, now, lang, bare=False),
+        "day_part": _day_part(v, event, now, lang),
         "to_when": _when(event, now, lang, bare=True) or _new_time_words(v, lang),
         "events_list": join(
             [event_entry(e, now, lang, time_only=time_only) for e in shown_events],
@@ -458,6 +465,15 @@ def _slots(v: ReceiptView, lang: str, now: dt.datetime) -> dict[str, str]:
         "range": range_words(v, now, lang),
         "that_event": that_event,
     }
+
+
+def _day_part(v: ReceiptView, event: ReceiptEvent | None, now: dt.datetime, lang: str) -> str:
+    """The day of a proposed entry with the part of the day said: "tomorrow morning"."""
+    moment = _moment(event) if event is not None else None
+    if moment is None:
+        return ""
+    part = v.details.get(PART)
+    return part_of_day(moment.day, part if isinstance(part, str) else None, now, lang)
 
 
 def _new_time_words(v: ReceiptView, lang: str) -> str:

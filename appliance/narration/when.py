@@ -144,3 +144,38 @@ def when(moment: Moment, now: dt.datetime, lang: str, *, bare: bool = False) -> 
     if moment.time is None:
         return day
     return f"{day} {time_words(moment.time, lang)}"
+
+
+_EN_PARTS = {  # after "tomorrow" or a weekday / after a date / today
+    "morning": ("morning", "in the morning", "this morning"),
+    "afternoon": ("afternoon", "in the afternoon", "this afternoon"),
+    "evening": ("evening", "in the evening", "this evening"),
+    "night": ("night", "at night", "tonight"),
+    "small_hours": ("in the small hours", "in the small hours", "in the small hours"),
+}
+_PT_PARTS = {
+    "morning": "de manhã",
+    "afternoon": "à tarde",
+    "evening": "à noite",
+    "night": "à noite",
+    "small_hours": "de madrugada",
+}
+
+
+def part_of_day(day: dt.date, part: str | None, now: dt.datetime, lang: str) -> str:
+    """A day and a part of it: "tomorrow morning", "this evening", "tonight", "on
+    Friday afternoon", "on March 5 in the morning" / "amanhã de manhã", "hoje à noite",
+    "na sexta-feira à tarde"; the day alone without a part (or one not known)."""
+    today = now.date()
+    words = day_words(day, today, lang).adverbial
+    if lang == "pt":
+        pt_part = _PT_PARTS.get(part or "")
+        return f"{words} {pt_part}" if pt_part else words
+    en_part = _EN_PARTS.get(part or "")
+    if en_part is None:
+        return words
+    short, long, this = en_part
+    if day == today:
+        return this
+    named = day == today + dt.timedelta(days=1) or 2 <= (day - today).days <= WEEK_AHEAD
+    return f"{words} {short if named else long}"

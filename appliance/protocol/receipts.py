@@ -24,6 +24,17 @@ STATUSES: tuple[Status, ...] = (
     "needs_confirmation",
 )
 
+ASK = "ask"
+"""``details`` key of a ``needs_confirmation`` receipt whose question asks for more than
+a yes: its value says what (``ASK_TIME``). Absent, a yes or no answers it."""
+ASK_TIME = "time"
+"""``details.ask``: the proposal is for a day, and the question asks what time
+("add dentist tomorrow morning": "What time tomorrow morning?")."""
+PART = "part"
+"""``details`` key with ``ASK_TIME``: the part of the day said ("morning", "afternoon",
+"evening", "night", "small_hours"), which the question names and which reads the hour
+of the answer ("at 8" in the evening is 20:00)."""
+
 
 class ReceiptItem(BaseModel):
     model_config = ConfigDict(frozen=True)

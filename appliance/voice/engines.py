@@ -13,10 +13,13 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from appliance.settings import Settings
 from appliance.voice.turn import Engines, VerifierSession
+
+if TYPE_CHECKING:
+    from appliance.asr.verifier import Expect
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -54,6 +57,12 @@ def load_engines(settings: Settings, *, executor_threads: int = 4) -> Engines:
         now = dt.datetime.now(settings.tz)
         return functools.partial(parser.parse, lang=lang, now=now)
 
+    def answered_time(text: str, lang: str, day: dt.date, part: str | None) -> dt.datetime | None:
+        time_of_day = parser.time_of_day(text, lang=lang, part=part)
+        if time_of_day is None:
+            return None
+        return dt.datetime.combine(day, time_of_day, tzinfo=settings.tz)
+
     engines = Engines(
         primary=whisper,
         verifier_for=pool.session,
@@ -64,6 +73,7 @@ def load_engines(settings: Settings, *, executor_threads: int = 4) -> Engines:
         speaker=speaker,
         hints=hints,
         parse=parse_for,
+        answered_time=answered_time,
         executor=ThreadPoolExecutor(executor_threads, thread_name_prefix="voice"),
     )
     _LOGGER.info("voice engines loaded in %.2f s (%s)", time.perf_counter() - started,
@@ -117,7 +127,7 @@ class _VerifierPool:
         self._missing: set[str] = set()
         self._grammar_of: dict[int, object] = {}
 
-    def session(self, lang: str, items: Sequence[str], answers: bool) -> VerifierSession | None:
+    def session(self, lang: str, items: Sequence[str], expect: Expect) -> VerifierSession | None:
         from appliance.asr.grammar import build_grammar
         from appliance.asr.verifier import create_verifier
 
@@ -135,7 +145,7 @@ class _VerifierPool:
         else:
             self._use_grammar(verifier, grammar)
         self._grammar_of[id(verifier)] = grammar.key
-        verifier.start(answers_only=answers)
+        verifier.start(expect=expect)
         release = functools.partial(self._release, lang, verifier)
         return _PooledSession(verifier, release, _item_keys(grammar.items))
 
@@ -145,7 +155,7 @@ class _VerifierPool:
         the GIL for about a second, which on the first turn after a start delayed both
         engines (receipt 1.3 s after the end of speech instead of 0.45 s, and a
         verifier that missed Whisper's end: the turn asked back)."""
-        session = self.session(lang, (), answers=False)
+        session = self.session(lang, (), "command")
         if session is not None:
             session.finish()  # nothing heard: back to the pool
 

@@ -56,6 +56,7 @@ from typing import Any, Literal
 
 from appliance.actions.items import UNIT_BY_ALIAS, item_key
 from appliance.protocol.commands import READ_ONLY_ACTIONS, Command
+from appliance.protocol.receipts import ASK, ASK_TIME, PART
 from appliance.tts.normalize import speakable
 
 Decision = Literal["act", "confirm", "reject", "read", "chat", "none"]
@@ -188,6 +189,11 @@ def decide(
     ``lang``: the turn's language, in which a reading's words are counted as said.
     """
     decision = _decide(primary, verifier, parse, vocabulary, sounds)
+    if decision.decision == "act" and (asked := _time_asked(decision, primary, verifier, parse)):
+        # "add dentist tomorrow morning": what time is asked before anything is added
+        details = {**decision.details, ASK: ASK_TIME, **({PART: asked} if asked != "?" else {})}
+        return replace(decision, decision="confirm", reason="time_wanted", agreed=True,
+                       details=details)  # fmt: skip
     if decision.decision == "act" and _a_guess(decision, primary, verifier, parse):
         # "add dentist on friday": both heard it, but what it means is a guess
         return replace(decision, decision="confirm", reason="ambiguous_request", agreed=True)
@@ -207,6 +213,26 @@ def _words_unsaid(primary: Heard, verifier: Heard | None, lang: str) -> bool:
         return False
     a, b = (len(_WORD.findall(speakable(h.text, lang).lower())) for h in (primary, verifier))
     return 0 < a <= b
+
+
+def _time_asked(
+    decision: GateDecision, primary: Heard, verifier: Heard | None, parse: Parse
+) -> str | None:
+    """The part of the day of a decision whose readings said one without a time
+    (``ParseResult.ask_time``), ``"?"`` when its readings differ on which ("tomorrow
+    morning" and "tomorrow evening" give the same proposal: the question then names
+    no part), None when no reading wants a time."""
+    d = decision.details
+    readings = [primary.text, verifier.text if verifier is not None else ""]
+    readings += [d[k] for k in ("agreed_reading", "mended_reading", "repaired_reading") if k in d]
+    parts = {
+        getattr(result, "ask_time", None)
+        for result in (parse(text) for text in readings if text and text.strip())
+        if same_commands(commands_of(result), decision.commands)
+    }
+    if not parts - {None}:
+        return None
+    return next(iter(parts)) if len(parts) == 1 else "?"
 
 
 def _a_guess(decision: GateDecision, primary: Heard, verifier: Heard | None, parse: Parse) -> bool:

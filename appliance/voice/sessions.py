@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime as dt
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -28,7 +30,7 @@ from appliance.asr.base import AsrError
 from appliance.audio import AudioError
 from appliance.bus.mqtt import Bus
 from appliance.errors import BusError, StoreError
-from appliance.protocol.receipts import Receipt, Source
+from appliance.protocol.receipts import ASK, ASK_TIME, PART, Receipt, Source
 from appliance.protocol.topics import Topics
 from appliance.protocol.voice import (
     AudioEnd,
@@ -50,6 +52,9 @@ from appliance.voice.turn import (
     VoiceTurn,
     speak,
 )
+
+if TYPE_CHECKING:
+    from appliance.asr.verifier import Expect
 
 _LOGGER = logging.getLogger(__name__)
 PLAY_CHUNK_BYTES = 4096
@@ -302,8 +307,9 @@ class VoiceSessions:
         lang: str,
         items: Sequence[str],
         milestones: Milestones,
-        answer_only: bool = False,
+        expect: Expect = "command",
     ) -> VoiceTurn:
+        answer_only = expect != "command"
         turn = VoiceTurn(
             session_id=session_id,
             site=site,
@@ -314,7 +320,7 @@ class VoiceSessions:
             known_items=items,
             milestones=milestones,
             log_transcripts=self._log_transcripts,
-            answer_only=answer_only,
+            expect=expect,
             expect_published=self._expect_published,
             memory=None if answer_only else self.memory,
             first_audio_target_ms=self._settings.first_audio_target_ms,
@@ -417,8 +423,10 @@ class VoiceSessions:
         await self._publish(topic, json.dumps(report).encode(), qos=0)
 
     async def _confirm(self, session: _Session, result: TurnResult) -> _Outcome:
-        """Ask again, hear a yes/no through both engines, then run or drop."""
+        """Ask again, hear a yes/no (or the time asked for) through both engines, then
+        run or drop."""
         proposal = result.receipts[0]
+        asks_time = proposal.details.get(ASK) == ASK_TIME
         session.played.clear()
         answer_turn = self._new_turn(
             session_id=session.claim.session_id,
@@ -427,7 +435,7 @@ class VoiceSessions:
             lang=session.turn.lang,
             items=session.turn.known_items,
             milestones=session.milestones,
-            answer_only=True,
+            expect="time" if asks_time else "answer",
         )
         session.answer_turn = answer_turn
         await self._control(
@@ -438,6 +446,8 @@ class VoiceSessions:
                 heard = await answer_turn.run(_silent)
         except TimeoutError:
             heard = None
+        if asks_time:
+            return await self._complete_time(session, result, heard)
         answer = None
         if heard is not None:
             have_verifier = answer_turn.has_verifier
@@ -454,12 +464,48 @@ class VoiceSessions:
         receipt, reply = await self._run_proposal(session, proposal)
         return _Outcome(receipt or proposal, reply, answer)
 
+    async def _complete_time(
+        self, session: _Session, result: TurnResult, heard: TurnResult | None
+    ) -> _Outcome:
+        """The answer to "what time...?": the same time of day from both engines
+        completes the proposed entry, which then runs; a no, silence, or two times
+        that differ drop it."""
+        proposal, lang = result.receipts[0], session.turn.lang
+        raw = proposal.details.get("proposal", [])
+        texts = []
+        if heard is not None:
+            texts.append(heard.transcripts["whisper"])
+            if session.answer_turn is not None and session.answer_turn.has_verifier:
+                texts.append(heard.transcripts["verifier"])
+        answer: str | None = None
+        start: dt.datetime | None = None
+        if any(parse_answer(text, lang) == "no" for text in texts):
+            answer = "no"
+        elif texts and len(raw) == 1 and self._engines.answered_time is not None:
+            part = proposal.details.get(PART)
+            day = dt.date.fromisoformat(str(raw[0].get("start", ""))[:10])
+            starts = {self._engines.answered_time(t, lang, day, part) for t in texts}
+            if len(starts) == 1 and None not in starts:
+                start = starts.pop()
+                answer = start.strftime("%H:%M") if start is not None else None
+        if start is None:
+            _LOGGER.info("proposal %s dropped (%s)", proposal.request_id,
+                         answer or "no time heard by both engines")  # fmt: skip
+            return _Outcome(proposal, result.speech, answer)
+        completed = [{**raw[0], "start": start.isoformat()}]
+        receipt, reply = await self._run_proposal(session, proposal, completed)
+        return _Outcome(receipt or proposal, reply, answer)
+
     async def _run_proposal(
-        self, session: _Session, proposal: Receipt
+        self,
+        session: _Session,
+        proposal: Receipt,
+        commands_json: Sequence[Mapping[str, Any]] | None = None,
     ) -> tuple[Receipt | None, str]:
+        """Run what ``proposal`` proposed (``commands_json``: that, completed)."""
         from appliance.protocol.commands import parse_command
 
-        raw = proposal.details.get("proposal", [])
+        raw = proposal.details.get("proposal", []) if commands_json is None else commands_json
         commands = [parse_command(dict(c)) for c in raw]
         source = Source(kind="voice", site=session.site, user=session.turn.user)
         requests = [

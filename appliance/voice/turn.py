@@ -20,12 +20,12 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from appliance.actions.service import ActionService, Request, Result
 from appliance.asr.grammar import pronunciation
 from appliance.protocol.commands import READ_ONLY_ACTIONS, Command
-from appliance.protocol.receipts import Receipt, Source
+from appliance.protocol.receipts import ASK, ASK_TIME, PART, Receipt, Source
 from appliance.voice.gate import (
     WEAK,
     GateDecision,
@@ -44,6 +44,9 @@ from appliance.voice.gate import (
     tells_a_time,
     with_of,
 )
+
+if TYPE_CHECKING:
+    from appliance.asr.verifier import Expect
 
 _LOGGER = logging.getLogger(__name__)
 _BEFORE_SPEECH_BYTES = 32 * 800
@@ -181,9 +184,9 @@ class Engines:
     """The loaded models; one set per node, shared by its turns."""
 
     primary: PrimaryEngine
-    verifier_for: Callable[[str, Sequence[str], bool], VerifierSession | None]
-    """(language, known items, yes/no answers only) -> a started verifier session, or
-    None when the language has no verifier."""
+    verifier_for: Callable[[str, Sequence[str], Expect], VerifierSession | None]
+    """(language, known items, what is expected: a command, a yes/no answer or a time
+    of day) -> a started verifier session, or None when the language has no verifier."""
     endpointer: Callable[[], Endpointer]
     narrator: Narrator
     speaker: Speaker
@@ -198,6 +201,9 @@ class Engines:
     """(language, known items) -> ready the idle verifiers' grammar (blocking)."""
     synthesis: SynthesisClock = field(default_factory=SynthesisClock)
     """How long the speaker takes to its first audio (a running estimate)."""
+    answered_time: Callable[[str, str, dt.date, str | None], dt.datetime | None] | None = None
+    """(text, language, day, part of the day) -> that day at the time of day the text
+    says on its own (the answer to "what time?"), or None when it says anything else."""
 
 
 SpeechSink = Callable[[str, int, AsyncIterator[bytes]], Awaitable[None]]
@@ -260,7 +266,7 @@ class VoiceTurn:
         milestones: Milestones | None = None,
         dry_run: bool = False,
         log_transcripts: bool = False,
-        answer_only: bool = False,
+        expect: Expect = "command",
         expect_published: Callable[[str], asyncio.Future[None]] | None = None,
         memory: MemoryLike | None = None,
         first_audio_target_ms: float | None = None,
@@ -269,7 +275,9 @@ class VoiceTurn:
         no memory; such questions get the "only the list and the agenda" reply).
         ``first_audio_target_ms``: the LLM narrates only within what is left of this
         much time after the end of speech, less the speaker's own time (None: the
-        narrator's budget)."""
+        narrator's budget). ``expect``: "command" for a turn of its own; "answer" or
+        "time" for the answer to a question a turn asked (a yes/no, or a time of day),
+        which the turn only hears: the session reads and acts on it."""
         self.session_id = session_id
         self.site = site
         self.user = user
@@ -281,7 +289,8 @@ class VoiceTurn:
         self.milestones = milestones or Milestones()
         self.dry_run = dry_run
         self.log_transcripts = log_transcripts
-        self.answer_only = answer_only
+        self.expect: Expect = expect
+        self.answer_only = expect != "command"
         self._expect_published = expect_published
         self.memory = memory
         self.first_audio_target_ms = first_audio_target_ms
@@ -321,7 +330,7 @@ class VoiceTurn:
             self.engines.verifier_for,
             self.lang,
             self.known_items,
-            self.answer_only,
+            self.expect,
         )
         self._feeder = asyncio.create_task(
             self._feed_verifier(), name=f"verifier-{self.session_id}"
@@ -756,6 +765,11 @@ class VoiceTurn:
         }
         if "agreed_reading" in gate.details:  # engine A agreed on its n-th reading
             details["agreed_reading"] = gate.details["agreed_reading"]
+        if gate.decision == "confirm" and gate.details.get(ASK) == ASK_TIME:
+            # the question asks what time (ASK_TIME); the answer completes the proposal
+            details[ASK] = ASK_TIME
+            if PART in gate.details:
+                details[PART] = gate.details[PART]
         base = f"voice-{self.session_id}"
         requests: list[Request] = []
         if gate.decision in ("act", "read"):

@@ -146,6 +146,12 @@ async def test_text_command_goes_through_the_intent_parser(
         assert (guess["status"], guess["action"]) == ("needs_confirmation", "agenda.add")
         assert guess["events"][0]["title"] == "dentist"
         assert guess["details"]["proposal"][0]["action"] == "agenda.add"  # what a yes runs
+        assert "ask" not in guess["details"]  # a yes or a no answers it
+        # a part of the day without a time: the question is what time, nothing is added
+        morning = await ha.command("text", {"text": "schedule the dentist tomorrow morning"})
+        assert (morning["status"], morning["action"]) == ("needs_confirmation", "agenda.add")
+        assert (morning["details"]["ask"], morning["details"]["part"]) == ("time", "morning")
+        assert len(morning["details"]["proposal"][0]["start"]) == 10  # the day: a date
         assert (await ha.command("agenda.list", {"range": "week"}))["events"] == []
         asked = await ha.command("text", {"text": "is milk on my list?"})
         assert (asked["action"], asked["status"], asked["details"]["item"]) == (

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import json
 from typing import Any
 
@@ -201,6 +202,52 @@ async def test_a_change_only_one_engine_heard_is_asked_and_runs_on_yes(
             assert report["receipt"]["status"] == "needs_confirmation"
             assert report["answer"] == "no"
             assert report["reply"] == question.text
+
+
+@pytest.mark.parametrize(("answer", "at"), [("ten thirty", dt.time(10, 30)), ("no", None)])
+async def test_a_part_of_the_day_without_a_time_is_asked_what_time(
+    voice_node: Node, mosquitto: Mosquitto, answer: str, at: dt.time | None
+) -> None:
+    # "tomorrow morning" with no time: neither an all-day entry nor a made-up time.
+    # The question asks what time; the answer, heard by both engines, completes it.
+    command = speech.pad(
+        speech.piper("add the dentist tomorrow morning", **speech.FIXED), 300, 1500
+    )
+    reply = speech.pad(speech.piper(answer, **speech.FIXED), 300, 1500)
+    tomorrow = dt.datetime.now(dt.UTC).date() + dt.timedelta(days=1)  # the engines' zone
+    async with ha_client(mosquitto) as ha, satellite(mosquitto) as sat:
+        await ha.client.subscribe("appliance/receipts", qos=1)
+        await ha.client.subscribe("appliance/diagnostics/voice/kitchen", qos=1)
+        session_id = await sat.claim()
+        await sat.wait("accept")
+        await sat.stream(session_id, command)
+        await ha.wait_for(lambda: len(ha.stream) >= 1, timeout=60)
+        asked = ha.stream[0]
+        assert asked["status"] == "needs_confirmation", asked
+        assert (asked["details"]["ask"], asked["details"]["part"]) == ("time", "morning")
+        assert asked["details"]["proposal"][0]["start"] == tomorrow.isoformat()
+        question = await sat.wait("speak")
+        assert question.text == "What time should I add the dentist tomorrow morning?"
+        await sat.wait("listen")
+        await sat.stream(session_id, reply)
+        await sat.wait("end")
+        await ha.wait_for(lambda: _report_of(ha, session_id) is not None)
+        report = _report_of(ha, session_id)
+        assert report is not None
+        events = (await ha.command("agenda.list", {"range": "week"}))["events"]
+        if at is not None:
+            assert report["answer"] == at.strftime("%H:%M"), report
+            assert report["receipt"]["request_id"] == f"voice-{session_id}-yes"
+            assert [e["title"] for e in events] == ["dentist"]
+            start = dt.datetime.fromisoformat(events[0]["start"])
+            assert start == dt.datetime.combine(tomorrow, at, tzinfo=dt.UTC)
+            spoken = [c.text for c in sat.controls if c.type == "speak"]
+            assert report["reply"] == spoken[-1] != question.text
+            assert report["receipt"]["status"] == "success"
+        else:
+            assert report["answer"] == "no"
+            assert report["receipt"]["status"] == "needs_confirmation"
+            assert events == []
 
 
 def _report_of(ha: HaClient, session_id: str) -> dict[str, Any] | None:

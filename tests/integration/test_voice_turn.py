@@ -158,7 +158,7 @@ def test_the_pool_has_a_verifier_made_before_the_first_turn(settings: Settings) 
     pool = _VerifierPool(settings)
     pool.warm("en")
     (made,) = pool._idle["en"]
-    session = pool.session("en", (), answers=False)
+    session = pool.session("en", (), "command")
     assert session is not None and session._verifier is made  # none made for the turn
     assert session.finish().rejected == "no_speech"
     assert pool._idle["en"] == [made]
@@ -379,7 +379,7 @@ def test_the_gate_knows_the_items_of_the_turns_verifier(voice_engines: Engines) 
     """A verifier session carries the item keys of the grammar it hears with (the
     household's items on top of the built-in groceries)."""
     for items, known in (([], False), (["Quince paste"], True)):
-        session = voice_engines.verifier_for("en", items, False)
+        session = voice_engines.verifier_for("en", items, "command")
         assert session is not None
         try:
             assert {"oat milk", "oatmeal", "egg"} <= session.vocabulary  # "eggs" is "egg"

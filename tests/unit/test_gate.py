@@ -74,6 +74,16 @@ def test_words_neither_engine_wrote_are_asked_about(parser: IntentParser) -> Non
     heard = "Reminded me to take out the trash tonight."
     for rejected in (None, "weak"):
         asked = gate(parser, heard, said, b_rejected=rejected, unsaid=14)
+        # "tonight" without a time: the question is what time (the words left out)
+        assert (asked.decision, asked.reason, asked.agreed) == ("confirm", "time_wanted", True)
+        assert [cmd.action for cmd in asked.commands] == ["agenda.add"]
+    # the same reminder for a day: a yes/no question for the words left out
+    said, heard = (
+        "remind me to take out the trash tomorrow",
+        "Remind me to take out the trash tomorrow.",
+    )
+    for rejected in (None, "weak"):
+        asked = gate(parser, heard, said, b_rejected=rejected, unsaid=14)
         assert (asked.decision, asked.reason, asked.agreed) == ("confirm", "unsaid", True)
         assert [cmd.action for cmd in asked.commands] == ["agenda.add"]
     # what a reading that was said leaves: up to 9 frames in most accepted turns
@@ -101,6 +111,27 @@ def test_words_neither_engine_wrote_are_asked_about(parser: IntentParser) -> Non
     # a read-only request runs on Whisper's reading anyway
     read = gate(parser, "What's on my shopping list?", "what's on my shopping list", unsaid=30)
     assert read.decision == "read"
+
+
+def test_a_part_of_the_day_without_a_time_asks_what_time(parser: IntentParser) -> None:
+    result = gate(parser, "Add dentist tomorrow morning.", "add dentist tomorrow morning")
+    assert (result.decision, result.reason, result.agreed) == ("confirm", "time_wanted", True)
+    assert result.commands == (c.AgendaAdd(title="dentist", start=dt.date(2026, 12, 1)),)
+    assert (result.details["ask"], result.details["part"]) == ("time", "morning")
+    # both heard the day, not the same part of it: the question names none
+    differ = gate(parser, "Add dentist tomorrow morning.", "add dentist tomorrow evening")
+    assert (differ.decision, differ.reason) == ("confirm", "time_wanted")
+    assert differ.details["ask"] == "time" and "part" not in differ.details
+    # one heard a part of the day, the other the day alone: what time is asked still
+    one = gate(parser, "Schedule the dentist tomorrow.", "schedule the dentist tomorrow morning")
+    assert (one.decision, one.reason, one.details["ask"]) == ("confirm", "time_wanted", "time")
+    # a time said: nothing to ask
+    timed = gate(
+        parser,
+        "Schedule the dentist tomorrow at 9am.",
+        "schedule the dentist tomorrow at nine a.m.",
+    )
+    assert timed.decision == "act" and "ask" not in timed.details
 
 
 def test_a_reading_the_parser_only_guessed_is_asked_even_when_both_agree(

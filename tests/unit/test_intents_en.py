@@ -52,6 +52,7 @@ def assert_command(text: str, expected: Command) -> None:
     assert result.intent == expected.action
     assert result.reason is None
     assert result.commands == (expected,)
+    assert result.ask_time is None  # a time was said, or only a date
 
 
 # -- shopping: add -----------------------------------------------------------------
@@ -501,10 +502,6 @@ def test_the_shopping_list_is_no_other_list(text: str) -> None:
             "schedule Ana's birthday on December 12",
             AgendaAdd(title="Ana's birthday", start=dt.date(2026, 12, 12)),
         ),
-        (
-            "schedule the dentist tomorrow morning",
-            AgendaAdd(title="dentist", start=dt.date(2026, 12, 1)),
-        ),
         # end time, duration, location
         (
             "schedule a call with Bob tomorrow from 3 to 4 pm",
@@ -582,6 +579,82 @@ def test_bare_add_without_a_time_is_never_a_shopping_item_with_a_date() -> None:
     result = parse("add dentist tomorrow")
     assert result.commands == (AgendaAdd(title="dentist", start=dt.date(2026, 12, 1)),)
     assert result.ask
+
+
+@pytest.mark.parametrize(
+    ("text", "day", "part"),
+    [
+        ("schedule the dentist tomorrow morning", dt.date(2026, 12, 1), "morning"),
+        ("add dentist tomorrow morning", dt.date(2026, 12, 1), "morning"),
+        ("remind me to call mom tonight", dt.date(2026, 11, 30), "night"),
+        ("add a meeting on friday afternoon", dt.date(2026, 12, 4), "afternoon"),
+        ("put dinner with Ana on my calendar this evening", dt.date(2026, 11, 30), "evening"),
+        # said at 10:00: this morning is not over, so "in the morning" is today
+        ("add dentist in the morning", dt.date(2026, 11, 30), "morning"),
+    ],
+)
+def test_a_part_of_the_day_without_a_time_asks_what_time(
+    text: str, day: dt.date, part: str
+) -> None:
+    # Neither an all-day entry (the part of the day would be lost) nor a made-up time:
+    # the day is proposed, and the question asks the time (appliance/voice/sessions.py)
+    result = parse(text)
+    assert len(result.commands) == 1, result
+    command = result.commands[0]
+    assert isinstance(command, AgendaAdd) and command.start == day
+    assert result.ask and result.ask_time == part
+
+
+def test_a_part_of_the_day_said_after_it_is_over_is_the_next_days() -> None:
+    evening = dt.datetime(2026, 11, 30, 19, 0, tzinfo=SP)
+    result = parse("add gym in the morning for an hour", now=evening)
+    assert result.commands == (
+        AgendaAdd(title="gym", start=dt.date(2026, 12, 1), duration_minutes=60),
+    )
+    assert result.ask_time == "morning"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("add dentist tomorrow at two oh five pm", at(12, 1, 14, 5)),
+        ("add dentist tomorrow at seven o'clock pm", at(12, 1, 19)),
+        ("add dentist tomorrow at a quarter to one pm", at(12, 1, 12, 45)),
+        ("add dentist tomorrow morning at noon", at(12, 1, 12)),
+    ],
+)
+def test_times_as_the_verifier_says_them(text: str, expected: dt.datetime) -> None:
+    assert_command(text, AgendaAdd(title="dentist", start=expected))
+
+
+@pytest.mark.parametrize(
+    ("text", "part", "expected"),
+    [
+        ("at ten thirty", "morning", dt.time(10, 30)),
+        ("ten thirty", "morning", dt.time(10, 30)),
+        ("10.30.", "morning", dt.time(10, 30)),
+        ("Eight.", "evening", dt.time(20)),
+        ("at 8", "evening", dt.time(20)),
+        ("at 8", "morning", dt.time(8)),
+        ("at 3", None, dt.time(15)),  # no part: as "at 3" reads in a command
+        ("half past three", "afternoon", dt.time(15, 30)),
+        ("uh, let's say nine", "morning", dt.time(9)),
+        ("make it a quarter to eleven", "morning", dt.time(10, 45)),
+        ("9:45 a.m.", "evening", dt.time(9, 45)),  # said am: the part does not change it
+        ("noon", "morning", dt.time(12)),
+        ("seven o'clock", "evening", dt.time(19)),
+        ("at eleven", "night", dt.time(23)),
+    ],
+)
+def test_a_time_said_on_its_own(text: str, part: str | None, expected: dt.time) -> None:
+    assert parser().time_of_day(text, lang="en", part=part) == expected
+
+
+@pytest.mark.parametrize(
+    "text", ["no", "add milk", "tomorrow at 9", "at 9 or 10", "not at nine", "ten eggs", ""]
+)
+def test_what_is_not_a_time_on_its_own(text: str) -> None:
+    assert parser().time_of_day(text, lang="en", part="morning") is None
 
 
 def test_agenda_add_in_london_time_and_across_dst() -> None:

@@ -51,6 +51,7 @@ def assert_command(text: str, expected: Command) -> None:
     assert result.intent == expected.action
     assert result.reason is None
     assert result.commands == (expected,)
+    assert result.ask_time is None  # a time was said, or only a date
 
 
 # -- compras: adicionar ----------------------------------------------------------------
@@ -317,8 +318,7 @@ def test_other_lists_are_refused(text: str) -> None:
             "agenda férias primeiro de janeiro",
             AgendaAdd(title="férias", start=dt.date(2027, 1, 1)),
         ),
-        # dia inteiro: data sem hora (também "hoje à noite" sem hora)
-        ("agenda cinema hoje à noite", AgendaAdd(title="cinema", start=dt.date(2026, 11, 30))),
+        # dia inteiro: data sem hora
         (
             "marca dentista amanhã na agenda",
             AgendaAdd(title="dentista", start=dt.date(2026, 12, 1)),
@@ -540,3 +540,62 @@ def test_empty_text(text: str) -> None:
 @pytest.mark.parametrize("lang", ["pt", "pt-BR", "pt_BR", "PT-br"])
 def test_language_tags(lang: str) -> None:
     assert parse("coloca ovos na lista", lang=lang).command == ShoppingAdd(item="ovos")
+
+
+@pytest.mark.parametrize(
+    ("text", "day", "part"),
+    [
+        ("agenda cinema hoje à noite", dt.date(2026, 11, 30), "night"),
+        ("marca dentista amanhã de manhã na agenda", dt.date(2026, 12, 1), "morning"),
+        ("coloca reunião na sexta à tarde na agenda", dt.date(2026, 12, 4), "afternoon"),
+        ("me lembra de ligar pra mãe amanhã cedo", dt.date(2026, 12, 1), "morning"),
+    ],
+)
+def test_parte_do_dia_sem_hora_pergunta_a_hora(text: str, day: dt.date, part: str) -> None:
+    result = parse(text)
+    assert len(result.commands) == 1, result
+    command = result.commands[0]
+    assert isinstance(command, AgendaAdd) and command.start == day
+    assert result.ask and result.ask_time == part
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # "essa noite", "amanhã cedo": um dia e a parte dele numa expressão só
+        ("marca jantar essa noite às 9", at(11, 30, 21)),
+        ("marca jantar esta noite às 8", at(11, 30, 20)),
+        ("marca academia amanhã cedo às 7", at(12, 1, 7)),
+        ("marca voo amanhã às 5 da madrugada", at(12, 1, 5)),
+        ("marca dentista amanhã às cinco horas e meia da tarde", at(12, 1, 17, 30)),
+        ("marca dentista amanhã de manhã ao meio-dia", at(12, 1, 12)),
+    ],
+)
+def test_horas_com_a_parte_do_dia(text: str, expected: dt.datetime) -> None:
+    command = parse(text).command
+    assert isinstance(command, AgendaAdd) and command.start == expected, (text, command)
+
+
+@pytest.mark.parametrize(
+    ("text", "part", "expected"),
+    [
+        ("às dez e meia", "morning", dt.time(10, 30)),
+        ("dez e meia", "morning", dt.time(10, 30)),
+        ("às oito", "night", dt.time(20)),
+        ("oito horas", "night", dt.time(20)),
+        ("lá pelas três", "afternoon", dt.time(15)),
+        # o Whisper escreve "9h30" para "nove e meia": à noite, 21h30; "15h" é 15h
+        ("às 9h30", "night", dt.time(21, 30)),
+        ("15h", "morning", dt.time(15)),
+        ("meio-dia", "morning", dt.time(12)),
+        ("oito e quinze", "night", dt.time(20, 15)),
+        ("hum, pode ser às cinco horas e meia", "afternoon", dt.time(17, 30)),
+    ],
+)
+def test_uma_hora_dita_sozinha(text: str, part: str, expected: dt.time) -> None:
+    assert parser().time_of_day(text, lang="pt", part=part) == expected
+
+
+@pytest.mark.parametrize("text", ["não", "adiciona leite", "amanhã às 9", "às 9 ou às 10"])
+def test_o_que_nao_e_uma_hora_sozinha(text: str) -> None:
+    assert parser().time_of_day(text, lang="pt", part="morning") is None

