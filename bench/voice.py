@@ -6,7 +6,8 @@ recordings of people), clean and with white noise
 (20 dB) and babble (10 dB), and in a reverberant room (0.4 s). The truth of an utterance
 is what the parser makes of its text.
 
-- accepted: the gate decided ``act`` with exactly the commands said;
+- accepted: the gate decided ``act`` with exactly the commands said (what the parser
+  only ever asks about, a part of the day without a time: ``confirm`` with them);
 - wrong action: ``act`` with other commands, or any ``act`` on chatter, near misses,
   silence or noise;
 - the same two figures for a Whisper-only pipeline (act on whatever Whisper's text
@@ -131,20 +132,32 @@ async def hear(turn: Any, pcm: bytes) -> Any:
     return await turn.run(_discard)
 
 
-def tally(counts: Counter[str], parse: Any, truth: Any, result: Any, groups: Sequence[str]) -> bool:
+def tally(
+    counts: Counter[str],
+    parse: Any,
+    truth: Any,
+    result: Any,
+    groups: Sequence[str],
+    *,
+    asked: bool = False,
+) -> bool:
     """Count one turn (``TurnResult``) of an utterance that means ``truth`` (commands;
-    none for chatter): accepted (acted, or read, with exactly the commands said),
-    wrong actions, its decision, and what Whisper alone would have done; each of
-    ``groups`` ("clean", "piper/clean") has its own commands and accepted. True if
-    accepted."""
+    none for chatter): accepted (acted, or read, with exactly the commands said; for
+    what is only ever ``asked`` about, as "remind me ... tomorrow morning" asks what
+    time, asked about exactly them), wrong actions, its decision, and what Whisper
+    alone would have done; each of ``groups`` ("clean", "piper/clean") has its own
+    commands and accepted. True if accepted."""
     gate = result.gate
-    acted = gate is not None and gate.decision in ("act", "read")
-    right = bool(acted and truth and _keys(gate.commands) == _keys(truth))
+    wanted = ("confirm",) if asked else ("act", "read")
+    answered = gate is not None and gate.decision in wanted
+    right = bool(answered and truth and _keys(gate.commands) == _keys(truth))
     counts["utterances"] += 1
     for group in ("", *(f"/{g}" for g in groups)):
         counts[f"commands{group}"] += bool(truth)
         counts[f"accepted{group}"] += right
-    counts["wrong_actions"] += bool(gate is not None and gate.decision == "act" and not right)
+    counts["wrong_actions"] += bool(
+        gate is not None and gate.decision == "act" and (asked or not right)
+    )
     counts[f"decision_{result.decision}"] += 1
     # Whisper alone, as a one-engine pipeline would act.
     alone = parse(result.transcripts["whisper"]).commands
@@ -196,7 +209,8 @@ async def _run(
                         # The turn parses with its own clock: so does what was said
                         # ("tomorrow" is another day once a run crosses midnight).
                         parse = engines.parse("en")
-                        truth = parse(text).commands if is_command else ()
+                        said = parse(text) if is_command else None
+                        truth = said.commands if said is not None else ()
                         pcm = noisy(speech.pad(voice(text), 300, 1200))
                         turn = VoiceTurn(
                             session_id=uuid.uuid4().hex[:12],
@@ -209,7 +223,8 @@ async def _run(
                         )
                         result = await hear(turn, pcm)
                         groups = (condition, f"{voice_name}/{condition}", voice_name)
-                        right = tally(counts, parse, truth, result, groups)
+                        asked = said is not None and said.ask
+                        right = tally(counts, parse, truth, result, groups, asked=asked)
                         acted = result.decision in ("act", "read")
                         if (truth and not right) or (not truth and acted):
                             failures.append(

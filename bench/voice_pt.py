@@ -86,7 +86,8 @@ async def _run() -> dict[str, Any]:
         for voice_name, voice in VOICES.items():
             for condition, noisy in CONDITIONS.items():
                 for text, is_command in cases:
-                    truth = parse(text).commands if is_command else ()
+                    said = parse(text) if is_command else None
+                    truth = said.commands if said is not None else ()
                     pcm = noisy(speech.pad(voice(text), 300, 1200))
                     turn = VoiceTurn(
                         session_id=uuid.uuid4().hex[:12], site="bench", user="bench",
@@ -94,7 +95,8 @@ async def _run() -> dict[str, Any]:
                     )  # fmt: skip
                     result = await hear(turn, pcm)
                     await turn.close()
-                    right = tally(counts, parse, truth, result, (f"{voice_name}/{condition}",))
+                    right = tally(counts, parse, truth, result, (f"{voice_name}/{condition}",),
+                                  asked=said is not None and said.ask)  # fmt: skip
                     acted = result.decision in ("act", "read")
                     counts["accepted_without_a_verifier"] += bool(
                         right and not any(c.changes_state for c in truth)

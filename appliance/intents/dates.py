@@ -68,6 +68,9 @@ class When:
     """The part of the day said ("tomorrow morning", "hoje à noite"): a key of
     ``PART_MERIDIEM``, with a clock time or without one."""
     conflict: bool = False
+    vague: bool = False
+    """A when said without a day or a time ("in a bit", "daqui a pouco": the lexicon's
+    ``vague_times``), outside the date/time expressions."""
     fragments: tuple[Fragment, ...] = field(default=())
 
     @property
@@ -437,5 +440,15 @@ class DateGrammar:
             ahead_minutes=aheads[0] if aheads else None,
             part=part,
             conflict=conflict,
+            vague=self._vague(words, fragments),
             fragments=fragments,
+        )
+
+    def _vague(self, words: Sequence[Word], fragments: Sequence[Fragment]) -> bool:
+        covered = {i for f in fragments for i in range(f.start, f.end)}
+        keys = [w.key if i not in covered else "" for i, w in enumerate(words)]
+        return any(
+            tuple(keys[i : i + len(p)]) == p
+            for p in self._words.vague_times
+            for i in range(len(keys) - len(p) + 1)
         )

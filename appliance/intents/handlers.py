@@ -49,6 +49,7 @@ class Reason:
     AMBIGUOUS_DATE = "ambiguous_date"
     UNSUPPORTED_RANGE = "unsupported_range"
     RECURRING = "recurring"
+    VAGUE_TIME = "vague_time"
 
     @staticmethod
     def missing(slot: str) -> str:
@@ -174,7 +175,7 @@ def _dated(ctx: Context) -> bool:
     if not ctx.candidate.metadata.get("dateless"):
         return False
     when = ctx.grammar.when(ctx.words("item") or [], ctx.today)
-    return not when.empty or when.part is not None
+    return not when.empty or when.part is not None or when.vague
 
 
 def _shopping_add(ctx: Context) -> Outcome:
@@ -285,6 +286,8 @@ def _event_when(ctx: Context, words: list[Word], *, adding: bool) -> When | Outc
     after = (ctx.words("when") or []) if adding else []
     when = ctx.grammar.when([*words, *after], ctx.today)
     covered = when.covered()
+    if when.vague:  # "add dentist in a bit": no day or time to add it on; said again
+        return _fail(Reason.VAGUE_TIME)
     if any(len(words) + i not in covered for i, w in enumerate(after) if w.key != ","):
         return _fail(Reason.BAD_DATE, final=False)
     metadata = ctx.candidate.metadata

@@ -70,6 +70,8 @@ class DateWords:
     weekend: frozenset[str]
     next_week: frozenset[str]
     unsupported_ranges: frozenset[str]
+    vague_times: tuple[Phrase, ...]
+    """When said without a day or a time ("in a bit", "daqui a pouco")."""
     answer_fillers: frozenset[str]
     """Words a time said on its own may come with ("let's say ten"): ``time_of_day``."""
     recurring: frozenset[str]
@@ -205,6 +207,7 @@ def _dates(raw: Mapping[str, Any]) -> DateWords:
         weekend=_words(raw["weekend"]),
         next_week=_words(raw["next_week"]),
         unsupported_ranges=_words(raw["unsupported_ranges"]),
+        vague_times=_phrases(raw["vague_times"]),
         answer_fillers=_words(raw["answer_fillers"]),
         recurring=_words(raw["recurring"]),
         recurring_days=_words(raw["recurring_days"]),

@@ -184,6 +184,10 @@ def samples(now: dt.datetime, names: Names = ENGLISH) -> dict[str, Receipt]:
             events=[event(n.event, tomorrow_3pm.date())], ask="time", part="morning",
             proposal=[{"action": "agenda.add", "title": n.event,
                        "start": tomorrow_3pm.date().isoformat()}]),
+        # understood, not doable: "remind me later", "yoga every tuesday", "next weekend"
+        "agenda_add_vague": receipt("agenda.add", "rejected", "vague_time"),
+        "agenda_add_recurring": receipt("agenda.add", "rejected", "recurring"),
+        "agenda_list_unsupported": receipt("agenda.list", "rejected", "unsupported_range"),
         # agenda.list / next
         "agenda_today": receipt(
             "agenda.list", "success",

@@ -263,6 +263,16 @@ TEMPLATES: dict[Key, T] = {
     (ANY, "rejected", "negated", ANY): T(
         "Okay, I didn't change anything.",
         "Tudo bem, não mudei nada."),
+    # "remind me to call mom later", "add yoga every tuesday": understood, not doable
+    (ANY, "rejected", "vague_time", ANY): T(
+        "I need a day or a time for that; nothing was added.",
+        "Preciso de um dia ou de uma hora para isso; nada foi anotado."),
+    (ANY, "rejected", "recurring", ANY): T(
+        "Sorry, I can't add repeating entries yet; nothing was added.",
+        "Desculpe, ainda não sei anotar compromissos que se repetem; nada foi anotado."),
+    (ANY, "rejected", "unsupported_range", ANY): T(
+        "Sorry, I can only read the agenda for a day, a weekend or a week.",
+        "Desculpe, só sei ler a agenda de um dia, de um fim de semana ou de uma semana."),
     (ANY, "rejected", "not_understood", ANY): T(
         "Sorry, I didn't understand that; nothing was changed.",
         "Desculpe, não entendi; nada foi alterado."),

@@ -63,6 +63,10 @@ Decision = Literal["act", "confirm", "reject", "read", "chat", "none"]
 Sounds = Callable[[str], str | None]
 """A word's phones ("pears": "P EH R Z"), None when it has none."""
 REFUSALS = frozenset({"negated", "unknown_list"})
+EXPLAINED = frozenset({"vague_time", "recurring", "unsupported_range"})
+"""Why the parser can do nothing with a request it understood ("remind me to call mom
+later": no day or time; "yoga every tuesday"): on engine A's word alone, such a turn
+is refused with that reason, which its reply explains (nothing changes either way)."""
 
 
 WEAK = "weak"
@@ -942,6 +946,9 @@ def _nothing(
     if refused:
         intent = getattr(a, "intent", None) or getattr(b, "intent", None)
         return GateDecision("reject", (), intent, sorted(refused)[0], False, details)
+    why_not = str(getattr(a, "reason", ""))
+    if primary.usable and why_not in EXPLAINED and getattr(a, "intent", None):
+        return GateDecision("reject", (), a.intent, why_not, False, details)
     if primary.usable:
         return GateDecision("chat", (), None, getattr(a, "reason", None), False, details)
     if verifier is not None and verifier.usable:

@@ -485,9 +485,8 @@ class VoiceSessions:
             part = proposal.details.get(PART)
             day = dt.date.fromisoformat(str(raw[0].get("start", ""))[:10])
             starts = {self._engines.answered_time(t, lang, day, part) for t in texts}
-            if len(starts) == 1 and None not in starts:
-                start = starts.pop()
-                answer = start.strftime("%H:%M") if start is not None else None
+            start = starts.pop() if len(starts) == 1 else None
+            answer = start.strftime("%H:%M") if start is not None else None
         if start is None:
             _LOGGER.info("proposal %s dropped (%s)", proposal.request_id,
                          answer or "no time heard by both engines")  # fmt: skip

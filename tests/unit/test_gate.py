@@ -134,6 +134,17 @@ def test_a_part_of_the_day_without_a_time_asks_what_time(parser: IntentParser) -
     assert timed.decision == "act" and "ask" not in timed.details
 
 
+def test_a_request_understood_but_not_doable_is_refused_with_why(parser: IntentParser) -> None:
+    # the verifier's grammar has no "later": on Whisper's reading alone, nothing changes
+    later = gate(parser, "Remind me to call mom later.", "remind me to call mom")
+    assert (later.decision, later.reason, later.intent) == ("reject", "vague_time", "agenda.add")
+    assert later.commands == ()
+    weekend = gate(parser, "What's on my agenda next weekend?", "")
+    assert (weekend.decision, weekend.reason) == ("reject", "unsupported_range")
+    # chatter stays chatter
+    assert gate(parser, "What a lovely day.", "").decision == "chat"
+
+
 def test_a_reading_the_parser_only_guessed_is_asked_even_when_both_agree(
     parser: IntentParser,
 ) -> None:

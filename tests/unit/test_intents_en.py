@@ -657,6 +657,23 @@ def test_what_is_not_a_time_on_its_own(text: str) -> None:
     assert parser().time_of_day(text, lang="en", part="morning") is None
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "add dentist in a bit",
+        "remind me to call mom later",
+        "remind me later to call mom",
+        "add dentist next weekend",
+        "remind me to buy milk soon",
+        "schedule a haircut at some point",
+    ],
+)
+def test_a_when_without_a_day_or_time_is_asked_for_again(text: str) -> None:
+    # never a shopping item ("dentist in a bit") nor an entry on no day
+    result = parse(text)
+    assert (result.intent, result.reason, result.commands) == ("agenda.add", "vague_time", ())
+
+
 def test_agenda_add_in_london_time_and_across_dst() -> None:
     london = parser("Europe/London")
     now = dt.datetime(2026, 11, 30, 10, 0, tzinfo=LONDON)

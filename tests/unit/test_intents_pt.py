@@ -599,3 +599,28 @@ def test_uma_hora_dita_sozinha(text: str, part: str, expected: dt.time) -> None:
 @pytest.mark.parametrize("text", ["não", "adiciona leite", "amanhã às 9", "às 9 ou às 10"])
 def test_o_que_nao_e_uma_hora_sozinha(text: str) -> None:
     assert parser().time_of_day(text, lang="pt", part="morning") is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "marca dentista daqui a pouco",
+        "me lembra mais tarde de ligar pra mãe",
+        "me lembra de ligar pra mãe mais tarde",
+        "agenda o cabeleireiro um dia desses",
+    ],
+)
+def test_quando_sem_dia_nem_hora_e_pedido_de_novo(text: str) -> None:
+    result = parse(text)
+    assert (result.intent, result.reason, result.commands) == ("agenda.add", "vague_time", ())
+
+
+def test_marcar_com_uma_data_e_agendar() -> None:
+    # "marca dentista na sexta" agenda o dia todo; "marca o leite" risca da lista
+    assert_command(
+        "marca dentista na sexta", AgendaAdd(title="dentista", start=dt.date(2026, 12, 4))
+    )
+    assert_command("marca o leite", ShoppingComplete(item="leite"))
+    assert_command(
+        "marca dentista depois de amanhã", AgendaAdd(title="dentista", start=dt.date(2026, 12, 2))
+    )

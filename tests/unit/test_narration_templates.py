@@ -44,6 +44,9 @@ EXPECTED_EN = {
     "find_missing": "Bread isn't on the list.",
     "agenda_add_confirm": "Did you want to add the dentist to your agenda tomorrow at 3 PM?",
     "agenda_add_time": "What time should I add the dentist tomorrow morning?",
+    "agenda_add_vague": "I need a day or a time for that; nothing was added.",
+    "agenda_add_recurring": "Sorry, I can't add repeating entries yet; nothing was added.",
+    "agenda_list_unsupported": "Sorry, I can only read the agenda for a day, a weekend or a week.",
     "clear_all": "I cleared the shopping list: milk and bread.",
     "clear_all_empty": "The shopping list is already empty.",
     "clear_all_confirm": "Did you want to clear the whole shopping list?",
@@ -92,6 +95,11 @@ EXPECTED_PT = {
     "find_missing": "Pão não está na lista.",
     "agenda_add_confirm": "Você quis anotar o dentista na agenda amanhã às 15h?",
     "agenda_add_time": "A que horas eu anoto o dentista amanhã de manhã?",
+    "agenda_add_vague": "Preciso de um dia ou de uma hora para isso; nada foi anotado.",
+    "agenda_add_recurring": "Desculpe, ainda não sei anotar compromissos que se repetem; "
+    "nada foi anotado.",
+    "agenda_list_unsupported": "Desculpe, só sei ler a agenda de um dia, de um fim de semana "
+    "ou de uma semana.",
     "clear_all": "Limpei a lista de compras: leite e pão.",
     "clear_all_empty": "A lista de compras já está vazia.",
     "clear_all_confirm": "Você quer limpar a lista de compras inteira?",
@@ -184,6 +192,29 @@ def test_dates_are_relative_when_close(days: int, hour: int, en: str, pt: str) -
     assert template_sentence(r, "en", now=NOW) == f"Your next appointment is the dentist {en}."
     r_pt = receipt("agenda.next", "success", events=[event("dentista", start)])
     assert template_sentence(r_pt, "pt", now=NOW) == (f"Seu próximo compromisso é o dentista {pt}.")
+
+
+@pytest.mark.parametrize(
+    ("days", "part", "en", "pt"),
+    [
+        (1, "morning", "tomorrow morning", "amanhã de manhã"),
+        (0, "night", "tonight", "hoje à noite"),
+        (0, "afternoon", "this afternoon", "hoje à tarde"),
+        (4, "evening", "on Friday evening", "na sexta-feira à noite"),
+        (20, "morning", "on December 20 in the morning", "em 20 de dezembro de manhã"),
+        (1, "small_hours", "tomorrow in the small hours", "amanhã de madrugada"),
+        (1, None, "tomorrow", "amanhã"),  # the engines heard different parts of the day
+    ],
+)
+def test_the_time_question_names_the_day_and_its_part(
+    days: int, part: str | None, en: str, pt: str
+) -> None:
+    day = NOW.date() + dt.timedelta(days=days)
+    asks = {"ask": "time", **({"part": part} if part else {})}
+    r = receipt("agenda.add", "needs_confirmation", events=[event("dentist", day)], **asks)
+    assert template_sentence(r, "en", now=NOW) == f"What time should I add the dentist {en}?"
+    r_pt = receipt("agenda.add", "needs_confirmation", events=[event("dentista", day)], **asks)
+    assert template_sentence(r_pt, "pt", now=NOW) == f"A que horas eu anoto o dentista {pt}?"
 
 
 def test_dates_are_read_in_the_receipt_offset() -> None:
