@@ -14,7 +14,7 @@ from tests.conftest import LoadingVoiceNode
 from tests.support import speech
 from tests.support.client import HaClient, ha_client
 from tests.support.mosquitto import Mosquitto
-from tests.support.satellite import satellite
+from tests.support.satellite import Satellite, satellite
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -164,14 +164,7 @@ async def test_a_change_only_one_engine_heard_is_asked_and_runs_on_yes(
     command = speech.pad(speech.piper("add tahini to the shopping list", **speech.FIXED), 300, 1500)
     reply = speech.pad(speech.piper(answer, **speech.FIXED), 300, 1500)
     async with ha_client(mosquitto) as ha, satellite(mosquitto) as sat:
-        await ha.client.subscribe("appliance/receipts", qos=1)
-        await ha.client.subscribe("appliance/diagnostics/voice/kitchen", qos=1)
-        session_id = await sat.claim()
-        await sat.wait("accept")
-        await sat.stream(session_id, command)
-        await ha.wait_for(lambda: len(ha.stream) >= 1, timeout=60)
-        asked = ha.stream[0]
-        assert asked["status"] == "needs_confirmation", asked
+        session_id, asked = await _asked(ha, sat, command)
         assert asked["request_id"] == f"voice-{session_id}"
         proposal = asked["details"]["proposal"]
         assert [p["action"] for p in proposal] == ["shopping.add"]
@@ -216,14 +209,7 @@ async def test_a_part_of_the_day_without_a_time_is_asked_what_time(
     reply = speech.pad(speech.piper(answer, **speech.FIXED), 300, 1500)
     tomorrow = dt.datetime.now(dt.UTC).date() + dt.timedelta(days=1)  # the engines' zone
     async with ha_client(mosquitto) as ha, satellite(mosquitto) as sat:
-        await ha.client.subscribe("appliance/receipts", qos=1)
-        await ha.client.subscribe("appliance/diagnostics/voice/kitchen", qos=1)
-        session_id = await sat.claim()
-        await sat.wait("accept")
-        await sat.stream(session_id, command)
-        await ha.wait_for(lambda: len(ha.stream) >= 1, timeout=60)
-        asked = ha.stream[0]
-        assert asked["status"] == "needs_confirmation", asked
+        session_id, asked = await _asked(ha, sat, command)
         assert (asked["details"]["ask"], asked["details"]["part"]) == ("time", "morning")
         assert asked["details"]["proposal"][0]["start"] == tomorrow.isoformat()
         question = await sat.wait("speak")
@@ -248,6 +234,20 @@ async def test_a_part_of_the_day_without_a_time_is_asked_what_time(
             assert report["answer"] == "no"
             assert report["receipt"]["status"] == "needs_confirmation"
             assert events == []
+
+
+async def _asked(ha: HaClient, sat: Satellite, command: bytes) -> tuple[str, dict[str, Any]]:
+    """Say ``command`` in a new session at the kitchen: its id and the first receipt,
+    which must be a question (``needs_confirmation``)."""
+    await ha.client.subscribe("appliance/receipts", qos=1)
+    await ha.client.subscribe("appliance/diagnostics/voice/kitchen", qos=1)
+    session_id = await sat.claim()
+    await sat.wait("accept")
+    await sat.stream(session_id, command)
+    await ha.wait_for(lambda: len(ha.stream) >= 1, timeout=60)
+    asked = ha.stream[0]
+    assert asked["status"] == "needs_confirmation", asked
+    return session_id, asked
 
 
 def _report_of(ha: HaClient, session_id: str) -> dict[str, Any] | None:
