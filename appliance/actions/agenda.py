@@ -165,10 +165,14 @@ async def remove(ctx: Context, cmd: AgendaRemove) -> Outcome:
 def _move_target(
     cmd: AgendaMove, row: repo.EventRow, tz: zoneinfo.ZoneInfo
 ) -> dt.datetime | dt.date:
-    """Where a move puts the entry: ``new_start``, or ``new_time`` on the entry's day."""
+    """Where a move puts the entry: ``new_start``, or ``new_time`` on the entry's day.
+    A timed entry moved to a day keeps its time ("move the dentist to Friday")."""
     if cmd.new_time is None:
         assert cmd.new_start is not None  # noqa: S101 (the command's validator)
-        return cmd.new_start
+        if isinstance(cmd.new_start, dt.datetime) or row.all_day:
+            return cmd.new_start
+        local = row.starts_at.astimezone(tz)
+        return dt.datetime.combine(cmd.new_start, local.time().replace(tzinfo=None), tzinfo=tz)
     day = row.starts_at.astimezone(tz).date()
     return dt.datetime.combine(day, cmd.new_time.replace(tzinfo=None), tzinfo=tz)
 

@@ -264,7 +264,7 @@ def _full_date(ctx: Context, words: Sequence[Word]) -> When | None:
     """A ``{when}`` slot read completely as a date/time, with dateparser as fallback."""
     when = ctx.grammar.when(words, ctx.today)
     uncovered = [w for i, w in enumerate(words) if i not in when.covered() and w.key != ","]
-    if not uncovered and not when.empty:
+    if not uncovered and (not when.empty or when.part_only):
         return when
     parsed = ctx.fallback.parse(ctx.text(words), ctx.lexicon.language, ctx.now)
     if parsed is None:
@@ -441,8 +441,12 @@ def _agenda_move(ctx: Context) -> Outcome:
     title, old = event.title, event.when
     target = ctx.words("when")
     new = _full_date(ctx, target) if target else None
-    if (new is None or new.empty) and target:
+    if (new is None or new.empty) and target and not (new is not None and new.part_only):
         new = _bare_time(ctx, target)
+    if new is not None and new.part_only and not new.conflict:
+        # "move the dentist to tomorrow morning": to that day, at a time asked for
+        command = AgendaMove(title=title, day=old.date, new_start=new.day_of_part(ctx.now))
+        return Outcome(commands=(command,), ask_time=new.part)
     if new is None or new.empty:
         return _fail(Reason.missing("new_start"), final=False)
     if new.conflict:

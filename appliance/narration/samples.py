@@ -184,6 +184,11 @@ def samples(now: dt.datetime, names: Names = ENGLISH) -> dict[str, Receipt]:
             events=[event(n.event, tomorrow_3pm.date())], ask="time", part="morning",
             proposal=[{"action": "agenda.add", "title": n.event,
                        "start": tomorrow_3pm.date().isoformat()}]),
+        "move_time": receipt(
+            "agenda.move", "needs_confirmation", "not_confirmed",
+            events=[event(n.event, tomorrow_3pm.date())], ask="time", part="afternoon",
+            proposal=[{"action": "agenda.move", "title": n.event,
+                       "new_start": tomorrow_3pm.date().isoformat()}]),
         # understood, not doable: "remind me later", "yoga every tuesday", "next weekend"
         "agenda_add_vague": receipt("agenda.add", "rejected", "vague_time"),
         "agenda_add_recurring": receipt("agenda.add", "rejected", "recurring"),

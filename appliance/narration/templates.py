@@ -194,6 +194,9 @@ TEMPLATES: dict[Key, T] = {
     ("agenda.move", "no_change", "same_time", ANY): T(
         "{event} is already {when}; I didn't change it.",
         "{event} já está {event_marked} para {to_when}; não mudei nada."),
+    ("agenda.move", "needs_confirmation", ANY, "time"): T(
+        "What time {day_part} should I move {event} to?",
+        "Para que horas {day_part} eu mudo {event}?"),
     ("agenda.move", "needs_confirmation", ANY, ANY): T(
         "Did you want to move {event} to {to_when}?",
         "Você quis mudar {event} para {to_when}?"),

@@ -483,7 +483,8 @@ class VoiceSessions:
             answer = "no"
         elif texts and len(raw) == 1 and self._engines.answered_time is not None:
             part = proposal.details.get(PART)
-            day = dt.date.fromisoformat(str(raw[0].get("start", ""))[:10])
+            key = "new_start" if "new_start" in raw[0] else "start"  # a move, an entry
+            day = dt.date.fromisoformat(str(raw[0].get(key, ""))[:10])
             starts = {self._engines.answered_time(t, lang, day, part) for t in texts}
             start = starts.pop() if len(starts) == 1 else None
             answer = start.strftime("%H:%M") if start is not None else None
@@ -491,7 +492,7 @@ class VoiceSessions:
             _LOGGER.info("proposal %s dropped (%s)", proposal.request_id,
                          answer or "no time heard by both engines")  # fmt: skip
             return _Outcome(proposal, result.speech, answer)
-        completed = [{**raw[0], "start": start.isoformat()}]
+        completed = [{**raw[0], key: start.isoformat()}]
         receipt, reply = await self._run_proposal(session, proposal, completed)
         return _Outcome(receipt or proposal, reply, answer)
 

@@ -261,6 +261,27 @@ async def test_a_move_to_a_time_keeps_the_entry_on_its_day(service: ActionServic
     assert (again.status, again.reason) == ("no_change", "same_time")
 
 
+async def test_a_move_to_a_day_keeps_the_entrys_time(service: ActionService) -> None:
+    # "move the dentist to Friday": the same time on Friday, for as long as it was
+    day = dt.datetime.now(TZ).date() + dt.timedelta(days=3)
+    await run(service, c.AgendaAdd(title="Dentist", start=at(day, 10), duration_minutes=45))
+    await run(service, c.AgendaAdd(title="Picnic", start=day))
+    later = day + dt.timedelta(days=2)
+    moved = await run(service, c.AgendaMove(title="dentist", new_start=later))
+    assert moved.status == "success"
+    assert (moved.events[0].start, moved.events[0].end) == (
+        at(later, 10).isoformat(),
+        at(later, 10, 45).isoformat(),
+    )
+    assert not moved.events[0].all_day
+    assert moved.details["previous"]["start"] == at(day, 10).isoformat()
+    # an all-day entry stays all-day on its new day
+    picnic = await run(service, c.AgendaMove(title="picnic", new_start=later))
+    assert picnic.events[0].all_day and picnic.events[0].start == later.isoformat()
+    same = await run(service, c.AgendaMove(title="dentist", new_start=later))
+    assert (same.status, same.reason) == ("no_change", "same_time")
+
+
 async def test_next_week_lists_monday_to_sunday_of_the_next_calendar_week(
     service: ActionService,
 ) -> None:

@@ -164,8 +164,7 @@ async def test_a_change_only_one_engine_heard_is_asked_and_runs_on_yes(
     command = speech.pad(speech.piper("add tahini to the shopping list", **speech.FIXED), 300, 1500)
     reply = speech.pad(speech.piper(answer, **speech.FIXED), 300, 1500)
     async with ha_client(mosquitto) as ha, satellite(mosquitto) as sat:
-        session_id, asked = await _asked(ha, sat, command)
-        assert asked["request_id"] == f"voice-{session_id}"
+        session_id, asked = await _asked(ha, sat, command)  # the turn's own receipt
         proposal = asked["details"]["proposal"]
         assert [p["action"] for p in proposal] == ["shopping.add"]
         assert (await ha.command("shopping.list", {}))["items"] == []  # nothing yet
@@ -236,6 +235,35 @@ async def test_a_part_of_the_day_without_a_time_is_asked_what_time(
             assert events == []
 
 
+async def test_a_move_to_a_part_of_the_day_is_asked_what_time(
+    voice_node: Node, mosquitto: Mosquitto
+) -> None:
+    tomorrow = dt.datetime.now(dt.UTC).date() + dt.timedelta(days=1)  # the engines' zone
+    later_3pm = dt.datetime.combine(tomorrow + dt.timedelta(days=1), dt.time(15), dt.UTC)
+    command = speech.pad(
+        speech.piper("move the dentist to tomorrow morning", **speech.FIXED), 300, 1500
+    )
+    reply = speech.pad(speech.piper("half past nine", **speech.FIXED), 300, 1500)
+    async with ha_client(mosquitto) as ha, satellite(mosquitto) as sat:
+        added = await ha.command("agenda.add", {"title": "dentist", "start": later_3pm.isoformat()})
+        assert added["status"] == "success"
+        session_id, asked = await _asked(ha, sat, command)
+        assert (asked["action"], asked["details"]["ask"]) == ("agenda.move", "time")
+        question = await sat.wait("speak")
+        assert question.text == "What time tomorrow morning should I move the dentist to?"
+        await sat.wait("listen")
+        await sat.stream(session_id, reply)
+        await sat.wait("end")
+        await ha.wait_for(lambda: _report_of(ha, session_id) is not None)
+        report = _report_of(ha, session_id)
+        assert report is not None and report["answer"] == "09:30", report
+        assert report["receipt"]["status"] == "success"
+        events = (await ha.command("agenda.list", {"range": "week"}))["events"]
+        assert [e["title"] for e in events] == ["dentist"]
+        start = dt.datetime.fromisoformat(events[0]["start"])
+        assert start == dt.datetime.combine(tomorrow, dt.time(9, 30), tzinfo=dt.UTC)
+
+
 async def _asked(ha: HaClient, sat: Satellite, command: bytes) -> tuple[str, dict[str, Any]]:
     """Say ``command`` in a new session at the kitchen: its id and the first receipt,
     which must be a question (``needs_confirmation``)."""
@@ -244,8 +272,9 @@ async def _asked(ha: HaClient, sat: Satellite, command: bytes) -> tuple[str, dic
     session_id = await sat.claim()
     await sat.wait("accept")
     await sat.stream(session_id, command)
-    await ha.wait_for(lambda: len(ha.stream) >= 1, timeout=60)
-    asked = ha.stream[0]
+    voice = f"voice-{session_id}"
+    await ha.wait_for(lambda: any(r["request_id"] == voice for r in ha.stream), timeout=60)
+    asked = next(r for r in ha.stream if r["request_id"] == voice)
     assert asked["status"] == "needs_confirmation", asked
     return session_id, asked
 

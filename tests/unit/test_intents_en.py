@@ -605,6 +605,16 @@ def test_a_part_of_the_day_without_a_time_asks_what_time(
     assert result.ask and result.ask_time == part
 
 
+def test_a_move_to_a_part_of_the_day_asks_what_time() -> None:
+    result = parse("move the dentist to tomorrow morning")
+    assert result.commands == (AgendaMove(title="dentist", new_start=dt.date(2026, 12, 1)),)
+    assert result.ask and result.ask_time == "morning"
+    # to a day alone: the entry keeps its time (appliance/actions/agenda.py)
+    moved = parse("move the dentist to friday")
+    assert moved.commands == (AgendaMove(title="dentist", new_start=dt.date(2026, 12, 4)),)
+    assert not moved.ask
+
+
 def test_a_part_of_the_day_said_after_it_is_over_is_the_next_days() -> None:
     evening = dt.datetime(2026, 11, 30, 19, 0, tzinfo=SP)
     result = parse("add gym in the morning for an hour", now=evening)

@@ -44,6 +44,7 @@ EXPECTED_EN = {
     "find_missing": "Bread isn't on the list.",
     "agenda_add_confirm": "Did you want to add the dentist to your agenda tomorrow at 3 PM?",
     "agenda_add_time": "What time should I add the dentist tomorrow morning?",
+    "move_time": "What time tomorrow afternoon should I move the dentist to?",
     "agenda_add_vague": "I need a day or a time for that; nothing was added.",
     "agenda_add_recurring": "Sorry, I can't add repeating entries yet; nothing was added.",
     "agenda_list_unsupported": "Sorry, I can only read the agenda for a day, a weekend or a week.",
@@ -95,6 +96,7 @@ EXPECTED_PT = {
     "find_missing": "Pão não está na lista.",
     "agenda_add_confirm": "Você quis anotar o dentista na agenda amanhã às 15h?",
     "agenda_add_time": "A que horas eu anoto o dentista amanhã de manhã?",
+    "move_time": "Para que horas amanhã à tarde eu mudo o dentista?",
     "agenda_add_vague": "Preciso de um dia ou de uma hora para isso; nada foi anotado.",
     "agenda_add_recurring": "Desculpe, ainda não sei anotar compromissos que se repetem; "
     "nada foi anotado.",
