@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 
 from appliance.intents.lexicon import PART_MERIDIEM, DateWords, Lexicon
 from appliance.intents.numbers import format_number, number_spans, parse_decimal
-from appliance.intents.text import Word, phrase_alternation
+from appliance.intents.text import Word, phrase_alternation, words_of
 
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 _NIGHT_FROM = 5  # "at 8 at night" is 20:00, "at 2 at night" stays 02:00
@@ -225,17 +225,31 @@ class DateGrammar:
                 continue
             span = spans.get(index)
             if span is not None and span.digits is None:
-                token, nxt = format_number(span.value), span.end
+                pieces, nxt = [format_number(span.value)], span.end
             else:
                 key = words[index].key
-                token, nxt = (key[:-2] if key.endswith("'s") else key), index + 1
-            tokens.append(token)
-            first_words.append(index)
-            offset += len(token)
-            ends[offset] = nxt
-            offset += 1
+                pieces, nxt = self._pieces(key[:-2] if key.endswith("'s") else key), index + 1
+            for piece in pieces:
+                tokens.append(piece)
+                first_words.append(index)
+                offset += len(piece) + 1
+            ends[offset - 1] = nxt
             index = nxt
         return " ".join(tokens), first_words, ends
+
+    def _pieces(self, key: str) -> list[str]:
+        """A word's tokens: two numbers joined by a hyphen ("nine-thirty", as Whisper
+        writes a time) are two, as if said apart ("9 30"); any other word is one."""
+        parts = key.split("-")
+        if len(parts) < 2 or not all(parts):
+            return [key]
+        values = []
+        for part in parts:
+            spans = number_spans(words_of(part), self._lang, self._not_numbers)
+            if len(spans) != 1 or spans[0].digits is not None:
+                return [key]
+            values.append(format_number(spans[0].value))
+        return values
 
     # -- interpretation -----------------------------------------------------
 

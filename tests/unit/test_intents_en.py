@@ -631,9 +631,12 @@ def test_a_part_of_the_day_said_after_it_is_over_is_the_next_days() -> None:
         ("add dentist tomorrow at seven o'clock pm", at(12, 1, 19)),
         ("add dentist tomorrow at a quarter to one pm", at(12, 1, 12, 45)),
         ("add dentist tomorrow morning at noon", at(12, 1, 12)),
+        # as Whisper writes some: two numbers joined by a hyphen
+        ("add dentist tomorrow at nine-thirty", at(12, 1, 9, 30)),
+        ("add dentist tomorrow at ten-fifteen am", at(12, 1, 10, 15)),
     ],
 )
-def test_times_as_the_verifier_says_them(text: str, expected: dt.datetime) -> None:
+def test_times_as_the_engines_write_them(text: str, expected: dt.datetime) -> None:
     assert_command(text, AgendaAdd(title="dentist", start=expected))
 
 
@@ -643,6 +646,7 @@ def test_times_as_the_verifier_says_them(text: str, expected: dt.datetime) -> No
         ("at ten thirty", "morning", dt.time(10, 30)),
         ("ten thirty", "morning", dt.time(10, 30)),
         ("10.30.", "morning", dt.time(10, 30)),
+        ("Nine-thirty.", "morning", dt.time(9, 30)),
         ("Eight.", "evening", dt.time(20)),
         ("at 8", "evening", dt.time(20)),
         ("at 8", "morning", dt.time(8)),
