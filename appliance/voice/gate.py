@@ -50,7 +50,7 @@ import functools
 import itertools
 import re
 import unicodedata
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -226,12 +226,9 @@ def _time_asked(
     (``ParseResult.ask_time``), ``"?"`` when its readings differ on which ("tomorrow
     morning" and "tomorrow evening" give the same proposal: the question then names
     no part), None when no reading wants a time."""
-    d = decision.details
-    readings = [primary.text, verifier.text if verifier is not None else ""]
-    readings += [d[k] for k in ("agreed_reading", "mended_reading", "repaired_reading") if k in d]
     parts = {
         getattr(result, "ask_time", None)
-        for result in (parse(text) for text in readings if text and text.strip())
+        for result in _parsed_readings(decision, primary, verifier, parse)
         if same_commands(commands_of(result), decision.commands)
     }
     if not parts - {None}:
@@ -242,13 +239,21 @@ def _time_asked(
 def _a_guess(decision: GateDecision, primary: Heard, verifier: Heard | None, parse: Parse) -> bool:
     """True if a reading that gave the decision's commands is one the parser only
     guessed (``ParseResult.ask``)."""
+    return any(
+        getattr(result, "ask", False) and same_commands(commands_of(result), decision.commands)
+        for result in _parsed_readings(decision, primary, verifier, parse)
+    )
+
+
+def _parsed_readings(
+    decision: GateDecision, primary: Heard, verifier: Heard | None, parse: Parse
+) -> Iterator[Any]:
+    """The parses of every reading that may have given the decision: both engines'
+    and the ones the gate agreed, mended or repaired on."""
     d = decision.details
     readings = [primary.text, verifier.text if verifier is not None else ""]
     readings += [d[k] for k in ("agreed_reading", "mended_reading", "repaired_reading") if k in d]
-    return any(
-        getattr(result, "ask", False) and same_commands(commands_of(result), decision.commands)
-        for result in (parse(text) for text in readings if text and text.strip())
-    )
+    return (parse(text) for text in readings if text and text.strip())
 
 
 def _decide(
