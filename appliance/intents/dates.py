@@ -23,6 +23,10 @@ from appliance.intents.text import Word, phrase_alternation, words_of
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 _NIGHT_FROM = 5  # "at 8 at night" is 20:00, "at 2 at night" stays 02:00
 _GUESS_PM_UNTIL = 7  # a bare "at 3" is 15:00; "at 8" is 08:00
+_EITHER_HALF = range(6, 10)
+"""Bare hours a person may mean in the morning or in the evening (``_other_half``):
+"at 6" to "at 9". Not "at 5" (17:00) nor "at 10" (10:00): 5 am and 10 pm are seldom
+what a kitchen's reminders are for."""
 _LABELS = {0: "today", 1: "tomorrow"}
 _PART_ENDS = {"small_hours": 6, "morning": 12, "afternoon": 18, "evening": 22, "night": 24}
 """The hour each part of the day is over by: "in the morning" said at 3 pm is tomorrow's."""
@@ -67,6 +71,9 @@ class When:
     part: str | None = None
     """The part of the day said ("tomorrow morning", "hoje à noite"): a key of
     ``PART_MERIDIEM``, with a clock time or without one."""
+    other_time: dt.time | None = None
+    """The other half of the day a bare hour may be in ("at 8": ``time`` 08:00, and
+    20:00), when a person may mean either; ``start`` takes the first still ahead."""
     conflict: bool = False
     vague: bool = False
     """A when said without a day or a time ("in a bit", "daqui a pouco": the lexicon's
@@ -112,21 +119,37 @@ class When:
             minute = now.replace(second=0, microsecond=0).astimezone(dt.UTC)
             return (minute + dt.timedelta(minutes=self.ahead_minutes)).astimezone(tz)
         if self.time is not None:
+            readings = [self.time] if self.other_time is None else [self.time, self.other_time]
             if self.date is not None:
-                return dt.datetime.combine(self.date, self.time, tzinfo=tz)
-            candidate = dt.datetime.combine(now.date(), self.time, tzinfo=tz)
-            if candidate <= now:
-                candidate = dt.datetime.combine(
-                    now.date() + dt.timedelta(days=1), self.time, tzinfo=tz
-                )
-            return candidate
+                # a day said: the usual reading, unless it is over and the other is
+                # not ("today at 8" said at 4 pm)
+                said = [dt.datetime.combine(self.date, t, tzinfo=tz) for t in readings]
+                return next((c for c in said if c > now), said[0])
+            # none: the first still ahead ("at 8" said at 10 am is 8 pm, said at 9 pm
+            # tomorrow's 8 am; "at 7" said at 9 pm is 7 am)
+            days = (now.date(), now.date() + dt.timedelta(days=1))
+            return min(
+                c
+                for day in days
+                for t in readings
+                if (c := dt.datetime.combine(day, t, tzinfo=tz)) > now
+            )
         return self.date
 
     def end(self, start: dt.datetime | dt.date | None) -> dt.datetime | None:
         """End as an aware datetime when an end time was said."""
         if self.end_time is None or not isinstance(start, dt.datetime):
             return None
-        end = dt.datetime.combine(start.date(), self.end_time, tzinfo=start.tzinfo)
+        end_time = self.end_time
+        if (
+            self.time is not None
+            and self.other_time is not None
+            and start.time() == self.other_time
+        ):
+            # the start in the other half of the day: the end with it
+            shift = self.other_time.hour - self.time.hour
+            end_time = end_time.replace(hour=(end_time.hour + shift) % 24)
+        end = dt.datetime.combine(start.date(), end_time, tzinfo=start.tzinfo)
         if end <= start:
             end += dt.timedelta(days=1)
         return end
@@ -150,6 +173,20 @@ def _resolve_clock(clock: Clock, part: str | None) -> dt.time:
     elif not clock.explicit and 1 <= hour <= _GUESS_PM_UNTIL:
         hour += 12
     return dt.time(hour, clock.minute)
+
+
+def _other_half(clock: Clock, part: str | None) -> dt.time | None:
+    """The reading of a bare hour that ``_resolve_clock`` did not guess, when it is
+    one a person may mean (``_EITHER_HALF``): 06:00 and 07:00 for "at 6" and "at 7"
+    (guessed 18:00 and 19:00), 20:00 and 21:00 for "at 8" and "at 9" (guessed 08:00 and
+    09:00). None for a time said with its half of the day ("8 pm", "in the morning",
+    "20:00", "07:30")."""
+    if clock.explicit or clock.meridiem is not None or part is not None:
+        return None
+    if clock.hour not in _EITHER_HALF:
+        return None
+    guessed = _resolve_clock(clock, None).hour
+    return dt.time(clock.hour if guessed >= 12 else clock.hour + 12, clock.minute)
 
 
 def _share_meridiem(start: Clock, end: Clock) -> Clock:
@@ -445,11 +482,21 @@ class DateGrammar:
                 start_clock = _share_meridiem(start_clock, end_clock)
             time = _resolve_clock(start_clock, part)
         end_time = _resolve_clock(end_clock, part) if end_clock is not None else None
+        # "from 8 to 9" may be in the evening, its end with its start; not "from 9 to 5"
+        # (a day's work) nor "from 8 to 9 pm" (its half said)
+        movable = end_clock is None or (
+            not (end_clock.explicit or end_clock.meridiem)
+            and time is not None
+            and end_time is not None
+            and (end_time.hour < 12) == (time.hour < 12)
+        )
+        other_time = _other_half(start_clock, part) if start_clock and movable else None
         return When(
             date=dates[0].date if dates else None,
             label=dates[0].label if dates else None,
             time=time,
             end_time=end_time,
+            other_time=other_time,
             duration_minutes=durations[0] if durations else None,
             ahead_minutes=aheads[0] if aheads else None,
             part=part,

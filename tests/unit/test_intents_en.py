@@ -640,6 +640,64 @@ def test_times_as_the_engines_write_them(text: str, expected: dt.datetime) -> No
     assert_command(text, AgendaAdd(title="dentist", start=expected))
 
 
+def said_at(hour: int) -> dt.datetime:
+    return NOW.replace(hour=hour)
+
+
+@pytest.mark.parametrize(
+    ("text", "hour", "title", "expected"),
+    [
+        # "at 8" said at 10 am: this evening's, not tomorrow morning's
+        ("remind me at 8 to take out the trash", 10, "take out the trash", at(11, 30, 20)),
+        ("remind me to call mom at nine", 16, "call mom", at(11, 30, 21)),
+        # said before it: the morning's
+        ("remind me at 8 to take out the trash", 6, "take out the trash", at(11, 30, 8)),
+        # both over: tomorrow morning's
+        ("remind me at 8 to take out the trash", 22, "take out the trash", at(12, 1, 8)),
+        # "at 7" is the evening's, unless its morning comes first
+        ("remind me at 7 to go running", 10, "go running", at(11, 30, 19)),
+        ("remind me at 7 to go running", 5, "go running", at(11, 30, 7)),
+        ("remind me at 7 to go running", 21, "go running", at(12, 1, 7)),
+        # a day said: its usual reading, unless that is over ("today at 8" at 4 pm)
+        ("add dinner today at 8 to my calendar", 16, "dinner", at(11, 30, 20)),
+        ("add dinner tomorrow at 8 to my calendar", 16, "dinner", at(12, 1, 8)),
+    ],
+)
+def test_a_bare_hour_is_the_next_of_its_two_readings(
+    text: str, hour: int, title: str, expected: dt.datetime
+) -> None:
+    result = parse(text, now=said_at(hour))
+    assert result.commands == (AgendaAdd(title=title, start=expected),)
+
+
+@pytest.mark.parametrize(
+    ("text", "hour", "expected"),
+    [
+        # one reading only: 10 pm and 5 am are seldom meant
+        ("remind me at 10 to call the plumber", 12, at(12, 1, 10)),
+        ("remind me at 5 to call the plumber", 18, at(12, 1, 17)),
+        ("remind me at 3 to call the plumber", 16, at(12, 1, 15)),
+        # its half said
+        ("remind me at 8 am to call the plumber", 10, at(12, 1, 8)),
+        ("remind me at 08:00 to call the plumber", 10, at(12, 1, 8)),
+        ("remind me tomorrow morning at 8 to call the plumber", 10, at(12, 1, 8)),
+    ],
+)
+def test_an_hour_with_one_reading_keeps_it(text: str, hour: int, expected: dt.datetime) -> None:
+    result = parse(text, now=said_at(hour))
+    assert result.commands == (AgendaAdd(title="call the plumber", start=expected),)
+
+
+def test_a_range_moves_to_the_evening_with_its_end() -> None:
+    result = parse("add dinner from 8 to 9 to my calendar", now=said_at(10))
+    assert result.commands == (AgendaAdd(title="dinner", start=at(11, 30, 20), end=at(11, 30, 21)),)
+    # a day's work is not an evening's, and "to 9 pm" says its half
+    result = parse("add work from 9 to 5 to my calendar", now=said_at(10))
+    assert result.commands == (AgendaAdd(title="work", start=at(12, 1, 9), end=at(12, 1, 17)),)
+    result = parse("add dinner from 8 to 9 pm to my calendar", now=said_at(10))
+    assert result.commands == (AgendaAdd(title="dinner", start=at(11, 30, 20), end=at(11, 30, 21)),)
+
+
 @pytest.mark.parametrize(
     ("text", "part", "expected"),
     [

@@ -353,6 +353,27 @@ def test_agenda_add(text: str, expected: Command) -> None:
 
 # -- agenda: daqui a ... ------------------------------------------------------------------
 
+
+@pytest.mark.parametrize(
+    ("text", "hour", "expected"),
+    [
+        # "às 8" dito às 10h: a desta noite; às 6h, a desta manhã; às 22h, a de amanhã cedo
+        ("me lembra às 8 de ligar pra mãe", 10, at(11, 30, 20)),
+        ("me lembra às oito e meia de ligar pra mãe", 10, at(11, 30, 20, 30)),
+        ("me lembra às 8 de ligar pra mãe", 6, at(11, 30, 8)),
+        ("me lembra às 8 de ligar pra mãe", 22, at(12, 1, 8)),
+        # dito com a metade do dia, ou em 24 horas: uma leitura só
+        ("me lembra às 8 da manhã de ligar pra mãe", 10, at(12, 1, 8)),
+        ("me lembra às 20h de ligar pra mãe", 21, at(12, 1, 20)),
+    ],
+)
+def test_a_bare_hour_is_the_next_of_its_two_readings(
+    text: str, hour: int, expected: dt.datetime
+) -> None:
+    result = parse(text, now=NOW.replace(hour=hour))
+    assert result.commands == (AgendaAdd(title="ligar pra mãe", start=expected),), result
+
+
 # Os segundos caem: "daqui a 20 minutos" dito às 10:07:33 é 10:27.
 NOW_WITH_SECONDS = dt.datetime(2026, 11, 30, 10, 7, 33, 250_000, tzinfo=SP)
 
