@@ -50,6 +50,7 @@ class Reason:
     UNSUPPORTED_RANGE = "unsupported_range"
     RECURRING = "recurring"
     VAGUE_TIME = "vague_time"
+    TWO_REQUESTS = "two_requests"
 
     @staticmethod
     def missing(slot: str) -> str:
@@ -134,6 +135,17 @@ def _misread(words: Sequence[Word], lexicon: Lexicon) -> bool:
     return any(w.key in lexicon.container_words for w in words)
 
 
+def _second_request(words: Sequence[Word], lexicon: Lexicon) -> bool:
+    """True if a title holds another request after "and" ("eggs and remind me to call
+    mom", "call mom and then add eggs"): the lexicon's ``request_verbs`` up to three
+    words after a conjunction ("e depois me lembra")."""
+    return any(
+        w.key in lexicon.conjunctions
+        and any(n.key in lexicon.request_verbs for n in words[i + 1 : i + 4])
+        for i, w in enumerate(words)
+    )
+
+
 def _recurring(words: Sequence[Word], lexicon: Lexicon) -> bool:
     """True if ``words`` say a repetition ("yoga every tuesday", "milk each week",
     "piano lessons on mondays")."""
@@ -155,8 +167,12 @@ def _items(ctx: Context, trailing: Sequence[Phrase] = ()) -> list[ItemSpec] | Ou
     if _recurring(words, ctx.lexicon):
         return _fail(Reason.RECURRING)
     pieces = split_items(words, ctx.lexicon)
-    if any(piece and piece[0].key in ctx.lexicon.item_verbs for piece in pieces):
-        return _DOES_NOT_APPLY  # "add milk and remove eggs": two requests
+    if pieces and pieces[0] and pieces[0][0].key in ctx.lexicon.item_verbs:
+        return _DOES_NOT_APPLY  # "add add milk": Whisper's stutter, or a misread verb
+    if _second_request(words, ctx.lexicon) or any(
+        piece and piece[0].key in ctx.lexicon.item_verbs for piece in pieces
+    ):  # "add milk and remove eggs", "marca o dentista e me lembra de ligar pra mãe"
+        return _fail(Reason.TWO_REQUESTS, final=False)
     if any(" ".join(w.key for w in piece) in ctx.lexicon.not_items for piece in pieces):
         return _DOES_NOT_APPLY  # "I need help"
     specs = [parse_item(ctx.utterance.original, piece, ctx.lexicon) for piece in pieces]
@@ -311,6 +327,8 @@ def _event(ctx: Context, *, adding: bool = False) -> _Event | Outcome:
         return _DOES_NOT_APPLY
     if _recurring(words, ctx.lexicon):
         return _fail(Reason.RECURRING)
+    if _second_request(words, ctx.lexicon):
+        return _fail(Reason.TWO_REQUESTS, final=False)
     if words[0].key in ctx.lexicon.title_joiners:
         # "add a meeting with john": the word before the slot is the title's first
         before = ctx.utterance.words(0, words[0].start)

@@ -193,6 +193,7 @@ def samples(now: dt.datetime, names: Names = ENGLISH) -> dict[str, Receipt]:
         "agenda_add_vague": receipt("agenda.add", "rejected", "vague_time"),
         "agenda_add_recurring": receipt("agenda.add", "rejected", "recurring"),
         "agenda_list_unsupported": receipt("agenda.list", "rejected", "unsupported_range"),
+        "two_requests": receipt("agenda.add", "rejected", "two_requests"),
         # agenda.list / next
         "agenda_today": receipt(
             "agenda.list", "success",

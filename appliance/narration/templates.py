@@ -273,6 +273,9 @@ TEMPLATES: dict[Key, T] = {
     (ANY, "rejected", "recurring", ANY): T(
         "Sorry, I can't add repeating entries yet; nothing was added.",
         "Desculpe, ainda não sei anotar compromissos que se repetem; nada foi anotado."),
+    (ANY, "rejected", "two_requests", ANY): T(
+        "Please say those requests separately; nothing was changed.",
+        "Por favor, faça esses pedidos separadamente; nada foi alterado."),
     (ANY, "rejected", "unsupported_range", ANY): T(
         "Sorry, I can only read the agenda for a day, a weekend or a week.",
         "Desculpe, só sei ler a agenda de um dia, de um fim de semana ou de uma semana."),

@@ -63,10 +63,11 @@ Decision = Literal["act", "confirm", "reject", "read", "chat", "none"]
 Sounds = Callable[[str], str | None]
 """A word's phones ("pears": "P EH R Z"), None when it has none."""
 REFUSALS = frozenset({"negated", "unknown_list"})
-EXPLAINED = frozenset({"vague_time", "recurring", "unsupported_range"})
+EXPLAINED = frozenset({"vague_time", "recurring", "unsupported_range", "two_requests"})
 """Why the parser can do nothing with a request it understood ("remind me to call mom
-later": no day or time; "yoga every tuesday"): on engine A's word alone, such a turn
-is refused with that reason, which its reply explains (nothing changes either way)."""
+later": no day or time; "yoga every tuesday"; "add eggs and remind me to call mom at
+5": two requests in one): on engine A's word alone, such a turn is refused with that
+reason, which its reply explains (nothing changes either way)."""
 
 
 WEAK = "weak"

@@ -141,6 +141,9 @@ def test_a_request_understood_but_not_doable_is_refused_with_why(parser: IntentP
     assert later.commands == ()
     weekend = gate(parser, "What's on my agenda next weekend?", "")
     assert (weekend.decision, weekend.reason) == ("reject", "unsupported_range")
+    # two requests in one: neither is done, and the reply asks for one at a time
+    two = gate(parser, "Add eggs and remind me to call mom at 5.", "")
+    assert (two.decision, two.reason, two.commands) == ("reject", "two_requests", ())
     # chatter stays chatter
     assert gate(parser, "What a lovely day.", "").decision == "chat"
 

@@ -1011,12 +1011,10 @@ def test_negations_do_nothing(text: str) -> None:
         "what time is it",
         "what time is it in Tokyo",
         "how many eggs are left",
-        # what no shop sells, and a second request that is no item ("remove eggs")
+        # what no shop sells
         "I need help",
         "I need a break",
         "I need a hug",
-        "add milk and remove eggs",
-        "add milk, eggs and remind me to call mom",
         # Whisper's mishearings of a leading "Add": never read as an add
         "and milk to the list",
         "at milk to the list",
@@ -1029,6 +1027,29 @@ def test_chatter_and_near_misses_do_nothing(text: str) -> None:
     assert result.command is None
     assert result.commands == ()
     assert result.reason == "not_understood"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a second request is no item ("remove eggs") and no part of a title
+        "add milk and remove eggs",
+        "add milk, eggs and remind me to call mom",
+        "add eggs and remind me to call mom at 5",
+        "remind me to call mom at 5 and add eggs",
+        "add the dentist tomorrow at 3 and then remind me to call mom",
+    ],
+)
+def test_two_requests_in_one_do_nothing(text: str) -> None:
+    result = parse(text)
+    assert (result.commands, result.reason) == ((), "two_requests")
+
+
+def test_one_task_of_two_steps_is_one_entry() -> None:
+    assert_command(
+        "remind me to take the cake out and check the oven at 5",
+        AgendaAdd(title="take the cake out and check the oven", start=at(11, 30, 17)),
+    )
 
 
 @pytest.mark.parametrize("text", ["", "   ", "?!", "thank you", "please", "uh um"])

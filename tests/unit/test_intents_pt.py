@@ -355,6 +355,27 @@ def test_agenda_add(text: str, expected: Command) -> None:
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        "adiciona leite e tira os ovos",
+        "adiciona ovos e me lembra de ligar pra mãe às 5",
+        "me lembra de ligar pra mãe às 5 e adiciona ovos",
+        "marca o dentista amanhã às 3 e depois me lembra de ligar pra mãe",
+    ],
+)
+def test_two_requests_in_one_do_nothing(text: str) -> None:
+    result = parse(text)
+    assert (result.commands, result.reason) == ((), "two_requests")
+
+
+def test_one_task_of_two_steps_is_one_entry() -> None:
+    result = parse("me lembra de tirar o bolo e desligar o forno às 5")
+    assert result.commands == (
+        AgendaAdd(title="tirar o bolo e desligar o forno", start=at(11, 30, 17)),
+    )
+
+
+@pytest.mark.parametrize(
     ("text", "hour", "expected"),
     [
         # "às 8" dito às 10h: a desta noite; às 6h, a desta manhã; às 22h, a de amanhã cedo
@@ -543,7 +564,6 @@ def test_negations_do_nothing(text: str) -> None:
         "coloca leite na lista e ovos",
         "preciso de ajuda",
         "a gente precisa de um tempo",
-        "adiciona leite e tira os ovos",
     ],
 )
 def test_chatter_does_nothing(text: str) -> None:

@@ -48,6 +48,7 @@ EXPECTED_EN = {
     "agenda_add_vague": "I need a day or a time for that; nothing was added.",
     "agenda_add_recurring": "Sorry, I can't add repeating entries yet; nothing was added.",
     "agenda_list_unsupported": "Sorry, I can only read the agenda for a day, a weekend or a week.",
+    "two_requests": "Please say those requests separately; nothing was changed.",
     "clear_all": "I cleared the shopping list: milk and bread.",
     "clear_all_empty": "The shopping list is already empty.",
     "clear_all_confirm": "Did you want to clear the whole shopping list?",
@@ -102,6 +103,7 @@ EXPECTED_PT = {
     "nada foi anotado.",
     "agenda_list_unsupported": "Desculpe, só sei ler a agenda de um dia, de um fim de semana "
     "ou de uma semana.",
+    "two_requests": "Por favor, faça esses pedidos separadamente; nada foi alterado.",
     "clear_all": "Limpei a lista de compras: leite e pão.",
     "clear_all_empty": "A lista de compras já está vazia.",
     "clear_all_confirm": "Você quer limpar a lista de compras inteira?",
