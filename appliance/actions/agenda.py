@@ -173,8 +173,19 @@ def _move_target(
             return cmd.new_start
         local = row.starts_at.astimezone(tz)
         return dt.datetime.combine(cmd.new_start, local.time().replace(tzinfo=None), tzinfo=tz)
-    day = row.starts_at.astimezone(tz).date()
-    return dt.datetime.combine(day, cmd.new_time.replace(tzinfo=None), tzinfo=tz)
+    local = row.starts_at.astimezone(tz)
+    new_time = cmd.new_time.replace(tzinfo=None)
+    target = dt.datetime.combine(local.date(), new_time, tzinfo=tz)
+    if cmd.either_half and not row.all_day:
+        # "move dinner to 8": the half of the day nearer the entry's own time
+        other = target.replace(hour=(new_time.hour + 12) % 24)
+        target = min((target, other), key=lambda moment: abs(_minutes_apart(moment, local)))
+    return target
+
+
+def _minutes_apart(moment: dt.datetime, other: dt.datetime) -> float:
+    """Minutes between the times of day of two moments on the same day."""
+    return (moment.hour * 60 + moment.minute) - (other.hour * 60 + other.minute)
 
 
 async def move(ctx: Context, cmd: AgendaMove) -> Outcome:

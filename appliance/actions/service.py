@@ -20,7 +20,7 @@ from appliance.actions import memory as memory_actions
 from appliance.actions.context import Context, Handler, Outcome
 from appliance.errors import StoreError, StoreUnavailableError
 from appliance.protocol.commands import MEMORY_ACTIONS, AgendaMove, Command, MemoryAdd
-from appliance.protocol.receipts import Receipt, ReceiptEvent, ReceiptItem, Source
+from appliance.protocol.receipts import EITHER_HALF, Receipt, ReceiptEvent, ReceiptItem, Source
 from appliance.protocol.topics import Topics
 from appliance.settings import Settings
 from appliance.store import households
@@ -323,6 +323,8 @@ def _proposal(commands: Sequence[Command]) -> Outcome:
         if isinstance(command, AgendaMove) and command.new_time is not None:
             # a time on the entry's own day: no date to give the proposed event
             details["new_time"] = command.new_time.isoformat(timespec="minutes")
+            if command.either_half:  # "move dinner to 8": its half is the action's to take
+                details[EITHER_HALF] = True
         title = getattr(command, "title", None)
         start = getattr(command, "start", None) or getattr(command, "new_start", None)
         if isinstance(title, str):

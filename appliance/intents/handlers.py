@@ -469,9 +469,11 @@ def _agenda_move(ctx: Context) -> Outcome:
         return _fail(Reason.missing("new_start"), final=False)
     if new.conflict:
         return _fail(Reason.AMBIGUOUS_DATE)
-    if new.date is None and new.time is not None and old.date is None:
+    either_half = new.other_time is not None  # "move dinner to 8": 8 am or 8 pm
+    if new.date is None and new.time is not None and (old.date is None or either_half):
         # "move the dentist to 4 pm": the same day, whichever it is, at 4 pm
-        return Outcome(commands=(AgendaMove(title=title, new_time=new.time),))
+        command = AgendaMove(title=title, day=old.date, new_time=new.time, either_half=either_half)
+        return Outcome(commands=(command,))
     if new.date is None and old.date is not None and new.time is not None:
         new_start: dt.datetime | dt.date | None = dt.datetime.combine(
             old.date, new.time, tzinfo=ctx.now.tzinfo

@@ -43,7 +43,7 @@ from appliance.narration.guard import check
 from appliance.narration.lang import SUPPORTED_LANGUAGES, normalize_lang
 from appliance.narration.templates import template_sentence
 from appliance.narration.when import default_now
-from appliance.protocol.receipts import ASK, Receipt
+from appliance.protocol.receipts import ASK, EITHER_HALF, Receipt
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -199,6 +199,9 @@ class Narrator:
         if receipt.details.get(ASK) is not None:
             # a question for more than a yes ("What time...?"): the few-shot prompt
             # only asks yes/no questions
+            skip = skip or "template_only"
+        if receipt.details.get(EITHER_HALF):
+            # "move dinner to 8": a model would say "8 AM", a half the move may not take
             skip = skip or "template_only"
         if code is None:
             return template(skip or "unsupported_language")

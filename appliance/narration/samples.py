@@ -251,6 +251,11 @@ def samples(now: dt.datetime, names: Names = ENGLISH) -> dict[str, Receipt]:
         "move_time_confirm": receipt(
             "agenda.move", "needs_confirmation",
             proposed={"action": "agenda.move", "title": n.event, "new_time": "16:00:00"}),
+        # "move the dentist to 8": the hour alone, the half being the move's to take
+        "move_either_half_confirm": receipt(
+            "agenda.move", "needs_confirmation",
+            proposed={"action": "agenda.move", "title": n.event, "new_time": "08:00:00",
+                      "either_half": True}, either_half=True),
         # memory
         "memory_likes": receipt("memory.add", "success", items=[item(n.proposed)],
                                 stance="likes"),

@@ -25,7 +25,7 @@ from appliance.narration.phrases import (
     pt_gender,
     the,
 )
-from appliance.narration.view import ReceiptView, proposed_time, view
+from appliance.narration.view import ReceiptView, proposed_either_half, proposed_time, view
 from appliance.narration.when import (
     Moment,
     bare_time_words,
@@ -495,7 +495,9 @@ def _day_part(v: ReceiptView, event: ReceiptEvent | None, now: dt.datetime, lang
 def _new_time_words(v: ReceiptView, lang: str) -> str:
     """A move proposed to a time on the entry's own day: "4 PM" / "as 16h"."""
     new_time = proposed_time(v)
-    return bare_time_words(new_time, lang) if new_time is not None else ""
+    if new_time is None:
+        return ""
+    return bare_time_words(new_time, lang, either_half=proposed_either_half(v))
 
 
 def _tidy(sentence: str) -> str:

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from appliance.protocol.receipts import Receipt, ReceiptEvent, ReceiptItem, Status
+from appliance.protocol.receipts import EITHER_HALF, Receipt, ReceiptEvent, ReceiptItem, Status
 
 _PROPOSAL_KEYS = ("proposed", "command")
 _UNKNOWN_OUTCOME = "outcome is unknown"
@@ -109,6 +109,12 @@ def proposed_time(v: ReceiptView) -> dt.time | None:
         return dt.time.fromisoformat(raw) if isinstance(raw, str) else None
     except ValueError:
         return None
+
+
+def proposed_either_half(v: ReceiptView) -> bool:
+    """True if a proposed move's time was said without its half of the day ("move
+    dinner to 8"): the move takes the half nearer the entry's own time."""
+    return bool(v.details.get(EITHER_HALF) or _proposal(v.details).get(EITHER_HALF))
 
 
 def view(receipt: Receipt) -> ReceiptView:

@@ -128,8 +128,14 @@ def time_words(time: dt.time, lang: str) -> str:
     return f"at {clock} {'PM' if hour >= 12 else 'AM'}"
 
 
-def bare_time_words(time: dt.time, lang: str) -> str:
-    """A time to follow "to"/"para": "4 PM", "noon" / "as 16h", "o meio-dia"."""
+def bare_time_words(time: dt.time, lang: str, *, either_half: bool = False) -> str:
+    """A time to follow "to"/"para": "4 PM", "noon" / "as 16h", "o meio-dia";
+    ``either_half``, its hour as said, without its half of the day: "8" / "as 8"."""
+    if either_half:
+        hour = time.hour % 12 or 12
+        if lang == "pt":
+            return f"as {hour}" + (f"h{time.minute:02d}" if time.minute else "")
+        return str(hour) + (f":{time.minute:02d}" if time.minute else "")
     words = time_words(time, lang)
     if lang == "pt":
         first, _, rest = words.partition(" ")

@@ -149,18 +149,26 @@ class AgendaRemove(_Command):
 
 class AgendaMove(_Command):
     """Move an entry to ``new_start`` (a moment, or a day for an all-day entry), or to
-    ``new_time`` on the day it is on ("move the dentist to 4 pm"): one of the two."""
+    ``new_time`` on the day it is on ("move the dentist to 4 pm"): one of the two.
+
+    ``either_half``: ``new_time`` was said without its half of the day ("move dinner
+    to 8"); the move takes ``new_time`` or the same hour in the other half of the day,
+    whichever is nearer the entry's own time (dinner at 7 pm goes to 8 pm, breakfast at
+    7 am to 8 am)."""
 
     action: Literal["agenda.move"] = "agenda.move"
     title: Title
     day: Day | None = None
     new_start: Moment | None = None
     new_time: dt.time | None = None
+    either_half: bool = False
 
     @model_validator(mode="after")
     def _one_target(self) -> AgendaMove:
         if (self.new_start is None) == (self.new_time is None):
             raise PydanticCustomError("move_target", "exactly one of new_start and new_time")
+        if self.either_half and self.new_time is None:
+            raise PydanticCustomError("move_target", "either_half needs new_time")
         return self
 
 

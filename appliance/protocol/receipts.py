@@ -34,6 +34,10 @@ PART = "part"
 """``details`` key with ``ASK_TIME``: the part of the day said ("morning", "afternoon",
 "evening", "night", "small_hours"), which the question names and which reads the hour
 of the answer ("at 8" in the evening is 20:00)."""
+EITHER_HALF = "either_half"
+"""``details`` key of a ``needs_confirmation`` receipt proposing a move to
+``details.new_time`` said without its half of the day ("move dinner to 8"): true, and
+the move, said yes to, takes the half nearer the entry's own time."""
 
 
 class ReceiptItem(BaseModel):

@@ -261,6 +261,31 @@ async def test_a_move_to_a_time_keeps_the_entry_on_its_day(service: ActionServic
     assert (again.status, again.reason) == ("no_change", "same_time")
 
 
+async def test_a_move_to_an_hour_of_either_half_takes_the_nearer(service: ActionService) -> None:
+    # "move dinner to 8": dinner at 7 pm goes to 8 pm, breakfast at 7 am to 8 am
+    day = dt.datetime.now(TZ).date() + dt.timedelta(days=2)
+    await run(service, c.AgendaAdd(title="Dinner", start=at(day, 19), duration_minutes=90))
+    await run(service, c.AgendaAdd(title="Breakfast", start=at(day, 7)))
+    await run(service, c.AgendaAdd(title="Fair", start=day))
+    eight = dt.time(8)
+    dinner = await run(service, c.AgendaMove(title="dinner", new_time=eight, either_half=True))
+    assert (dinner.events[0].start, dinner.events[0].end) == (
+        at(day, 20).isoformat(),
+        at(day, 21, 30).isoformat(),
+    )
+    breakfast = await run(
+        service, c.AgendaMove(title="breakfast", new_time=eight, either_half=True)
+    )
+    assert breakfast.events[0].start == at(day, 8).isoformat()
+    # said as guessed in the evening ("at 7" is 19:00): a morning entry stays a morning's
+    seven_pm = dt.time(19)
+    early = await run(service, c.AgendaMove(title="breakfast", new_time=seven_pm, either_half=True))
+    assert early.events[0].start == at(day, 7).isoformat()
+    # an all-day entry has no time to be near: the time as given
+    fair = await run(service, c.AgendaMove(title="fair", new_time=eight, either_half=True))
+    assert fair.events[0].start == at(day, 8).isoformat()
+
+
 async def test_a_move_to_a_day_keeps_the_entrys_time(service: ActionService) -> None:
     # "move the dentist to Friday": the same time on Friday, for as long as it was
     day = dt.datetime.now(TZ).date() + dt.timedelta(days=3)

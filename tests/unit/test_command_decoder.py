@@ -317,6 +317,11 @@ def test_home_assistant_item_with_a_nul_is_rejected() -> None:
             {"title": "x", "new_start": "2026-12-04", "new_time": "16:00"},
             "payload: exactly one of new_start and new_time",
         ),
+        (
+            "agenda/move",
+            {"title": "x", "new_start": "2026-12-04", "either_half": True},
+            "payload: either_half needs new_time",
+        ),
         ("shopping/add", {"item": "rice", "quantity": 1e-320}, "quantity: at least 0.001"),
         ("shopping/add", {"item": "rice", "quantity": 0.0004}, "quantity: at least 0.001"),
     ],

@@ -522,7 +522,10 @@ def test_unsupported_agenda_range() -> None:
             AgendaMove(title="dentista", day=dt.date(2026, 12, 1), new_start=dt.date(2026, 12, 3)),
         ),
         ("adia a reunião para as 17h", AgendaMove(title="reunião", new_time=dt.time(17))),
-        ("muda o jantar para sete e meia", AgendaMove(title="jantar", new_time=dt.time(19, 30))),
+        (
+            "muda o jantar para sete e meia",
+            AgendaMove(title="jantar", new_time=dt.time(19, 30), either_half=True),
+        ),
     ],
 )
 def test_agenda_changes(text: str, expected: Command) -> None:

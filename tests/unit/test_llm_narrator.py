@@ -448,8 +448,18 @@ def test_a_configured_model_path_must_exist(tmp_path: Path) -> None:
         model_mod.resolve_model_path(tmp_path / "nope.gguf", tmp_path)
 
 
-@pytest.mark.parametrize("label", ["memory_likes", "memory_dislikes", "memory_delete"])
-def test_memory_receipts_are_told_by_their_template(tmp_path: Path, label: str) -> None:
+@pytest.mark.parametrize(
+    "label",
+    [
+        "memory_likes",
+        "memory_dislikes",
+        "memory_delete",
+        # a question for more than a yes, and a move whose half of the day is not said
+        "agenda_add_time",
+        "move_either_half_confirm",
+    ],
+)
+def test_receipts_no_model_may_word_are_told_by_their_template(tmp_path: Path, label: str) -> None:
     llm = FakeLlama([" I added 50 beers to your shopping list."])
     narrator = make(tmp_path, llm)
     warm_up = len(llm.prompts)
