@@ -221,6 +221,11 @@ def test_one_item_on_the_list(text: str, item: str) -> None:
         ("anota aí feijão", ShoppingAdd(item="feijão")),
         ("tá faltando leite", ShoppingAdd(item="leite")),
         ("o que eu preciso comprar no mercado", ShoppingList()),
+        # without it: out of it
+        ("tô sem café", ShoppingAdd(item="café")),
+        ("a gente tá sem ovo", ShoppingAdd(item="ovo")),
+        ("estamos sem papel higiênico", ShoppingAdd(item="papel higiênico")),
+        ("fiquei sem arroz", ShoppingAdd(item="arroz")),
     ],
 )
 def test_more_kitchen_phrasings(text: str, expected: Command) -> None:
@@ -567,6 +572,11 @@ def test_negations_do_nothing(text: str) -> None:
         "coloca leite na lista e ovos",
         "preciso de ajuda",
         "a gente precisa de um tempo",
+        # without what no shop sells
+        "tô sem tempo",
+        "estou sem fome",
+        "estamos sem luz",
+        "tô sem paciência",
     ],
 )
 def test_chatter_does_nothing(text: str) -> None:
