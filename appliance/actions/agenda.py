@@ -183,7 +183,7 @@ def _move_target(
     return target
 
 
-def _minutes_apart(moment: dt.datetime, other: dt.datetime) -> float:
+def _minutes_apart(moment: dt.datetime, other: dt.datetime) -> int:
     """Minutes between the times of day of two moments on the same day."""
     return (moment.hour * 60 + moment.minute) - (other.hour * 60 + other.minute)
 

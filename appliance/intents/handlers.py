@@ -136,9 +136,9 @@ def _misread(words: Sequence[Word], lexicon: Lexicon) -> bool:
 
 
 def _second_request(words: Sequence[Word], lexicon: Lexicon) -> bool:
-    """True if a title holds another request after "and" ("eggs and remind me to call
-    mom", "call mom and then add eggs"): the lexicon's ``request_verbs`` up to three
-    words after a conjunction ("e depois me lembra")."""
+    """True if an item or a title holds another request after "and" ("eggs and remind
+    me to call mom", "call mom and then add eggs"): the lexicon's ``request_verbs`` up
+    to three words after a conjunction ("e depois me lembra")."""
     return any(
         w.key in lexicon.conjunctions
         and any(n.key in lexicon.request_verbs for n in words[i + 1 : i + 4])
