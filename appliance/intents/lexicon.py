@@ -135,6 +135,7 @@ class Lexicon:
     item_bad_starts: frozenset[str]
     item_verbs: frozenset[str]
     request_verbs: frozenset[str]
+    question_starts: frozenset[str]
     not_items: frozenset[str]
     own_list_words: frozenset[str]
     time_marker: str
@@ -258,6 +259,7 @@ def load_lexicon(lang: str) -> Lexicon:
         item_bad_starts=_words(raw["item_bad_starts"]),
         item_verbs=_words(raw["item_verbs"]),
         request_verbs=_words(raw["request_verbs"]),
+        question_starts=_words(raw["question_starts"]),
         not_items=_words(raw["not_items"]),
         own_list_words=_words(raw["own_list_words"]),
         time_marker=fold(str(raw["time_marker"])),

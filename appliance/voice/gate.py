@@ -944,6 +944,28 @@ def _with_verb(text: str) -> list[str]:
     return readings
 
 
+def not_understood(decision: GateDecision, primary: Heard, lang: str) -> GateDecision:
+    """A ``chat`` decision on words said to a list or the agenda ("and a key on rice to
+    the shopping list": a request misheard past mending, its second look included) as
+    a rejection, ``not_understood``: its reply says so and that nothing changed, where
+    chat's would say the node only helps with the list and the agenda. A question stays
+    chat ("what did I put on the list last week?": memory may answer it)."""
+    from appliance.intents.lexicon import load_lexicon
+    from appliance.intents.text import fold
+
+    text = primary.text.strip()
+    if decision.decision != "chat" or not primary.usable or text.endswith("?"):
+        return decision
+    lexicon = load_lexicon(lang)
+    words = _WORD.findall(fold(text))
+    said = " ".join(words)
+    if not set(words) & lexicon.container_words or any(
+        said == q or said.startswith(f"{q} ") for q in lexicon.question_starts
+    ):
+        return decision
+    return replace(decision, decision="reject", reason="not_understood")
+
+
 def _nothing(
     primary: Heard, verifier: Heard | None, a: Any, b: Any, details: dict[str, Any]
 ) -> GateDecision:

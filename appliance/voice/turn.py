@@ -36,6 +36,7 @@ from appliance.voice.gate import (
     decide,
     mended_words,
     names_known_items,
+    not_understood,
     repaired_readings,
     said_no,
     same_commands,
@@ -501,6 +502,7 @@ class VoiceTurn:
             second = await self._second_opinion(heard_b, parse, vocabulary)
             if second is not None:
                 gate, transcripts["whisper_second"] = second
+        gate = not_understood(gate, heard_a, self.lang)
         self.milestones.mark("gate_decision")
         if self.answer_only:
             return TurnResult(transcripts, "answer", None, [], "", dict(self.milestones.marks))

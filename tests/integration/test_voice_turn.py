@@ -81,6 +81,39 @@ async def test_the_early_transcript_is_the_final_utterances_when_the_pause_ends_
         assert marks["gate_decision"] <= marks["receipt_committed"]
 
 
+async def test_words_said_to_the_list_that_ask_nothing_are_not_understood(
+    voice_engines: Engines, settings: Settings, database: Database
+) -> None:
+    service = ActionService(database, settings, Topics())
+    said: list[str] = []
+
+    async def sink(text: str, rate: int, chunks: AsyncIterator[bytes]) -> None:
+        said.append(text)
+        await _discard(text, rate, chunks)
+
+    turn = _turn(voice_engines, service)
+    turn.start()
+    await _feed_paced(
+        turn, speech.pad(speech.piper("the shopping list is on the fridge"), 300, 1500)
+    )
+    result = await turn.run(sink)
+    assert "list" in result.transcripts["whisper"].lower()
+    assert (result.decision, result.gate and result.gate.reason) == ("reject", "not_understood")
+    (receipt,) = result.receipts
+    assert (receipt.status, receipt.reason) == ("rejected", "not_understood")
+    assert receipt.details["transcripts"]["whisper"] == result.transcripts["whisper"]
+    assert said == ["Sorry, I didn't understand that; nothing was changed."]
+    assert await service.known_items("household") == []
+
+    # A question to the list stays chat: memory may answer it; no receipt
+    turn = _turn(voice_engines, service)
+    turn.start()
+    asked = speech.piper("what did I put on the shopping list last week?")
+    await _feed_paced(turn, speech.pad(asked, 300, 1500))
+    result = await turn.run(_discard)
+    assert (result.decision, result.receipts) == ("chat", [])
+
+
 async def test_speech_after_a_pause_makes_the_early_transcript_stale(
     voice_engines: Engines,
 ) -> None:

@@ -20,6 +20,7 @@ from appliance.voice.gate import (
     holds_other_items,
     leaves_out_words,
     mended_words,
+    not_understood,
     repaired_readings,
     respelled,
     shares_item_words,
@@ -966,3 +967,43 @@ def test_items_that_share_a_word_are_one_heard_longer() -> None:
     assert not shares_item_words((c.ShoppingAdd(item="acres"),), (c.ShoppingAdd(item="eggs"),))
     assert not shares_item_words((c.ShoppingAdd(item="The Eggs"),), (c.ShoppingAdd(item="egg"),))
     assert not shares_item_words((), (juice,))
+
+
+@pytest.mark.parametrize(
+    ("lang", "heard", "decision"),
+    [
+        # said to the list, not understood even mended: says so, and that nothing changed
+        ("en", "and a kilo on rice to the shopping list", "reject"),
+        ("en", "Anna keel of rice on my list.", "reject"),
+        ("en", "my list", "reject"),
+        ("pt", "e um quilo preço na lista de compras", "reject"),
+        ("pt", "Põe o negócio lá no calendário.", "reject"),
+        # questions stay chat: memory may answer them
+        ("en", "What did I put on the shopping list last week?", "chat"),
+        ("en", "what did I put on the shopping list last week", "chat"),
+        ("en", "Tell me about my list", "chat"),
+        ("pt", "o que eu coloquei na lista semana passada", "chat"),
+        ("pt", "Quando foi que eu marquei isso na agenda", "chat"),
+        # nothing said to a list: chat
+        ("en", "tell me a joke", "chat"),
+        ("en", "And jam.", "chat"),
+        ("pt", "me conta uma piada", "chat"),
+    ],
+)
+def test_words_said_to_a_list_and_not_understood_say_so(
+    parser: IntentParser, lang: str, heard: str, decision: str
+) -> None:
+    chat = gate(parser, heard, "", lang)
+    assert chat.decision == "chat"  # the gate's own decision; the turn asks this after looks
+    said = not_understood(chat, Heard("whisper", heard), lang)
+    assert said.decision == decision
+    assert said.commands == ()
+    assert said.reason == ("not_understood" if decision == "reject" else chat.reason)
+
+
+def test_only_chat_is_told_not_understood(parser: IntentParser) -> None:
+    asked = gate(parser, "and cheese to the shopping list", None)
+    assert asked.decision == "confirm"
+    assert not_understood(asked, Heard("whisper", "and cheese to the shopping list"), "en") == asked
+    silent = GateDecision("none", reason="no_speech")
+    assert not_understood(silent, Heard("whisper", "", "no_speech"), "en") == silent
