@@ -13,6 +13,7 @@ import zoneinfo
 
 from appliance.actions.context import Context, Handler, Outcome
 from appliance.actions.items import item_key
+from appliance.intents.lexicon import entry_cores
 from appliance.protocol.commands import AgendaAdd, AgendaList, AgendaMove, AgendaNext, AgendaRemove
 from appliance.protocol.receipts import ReceiptEvent
 from appliance.store import agenda as repo
@@ -120,8 +121,7 @@ async def next_(ctx: Context, cmd: AgendaNext) -> Outcome:
     if cmd.title is not None:
         # the soonest entry of that title, or containing its words ("dentist" finds
         # "Dentist appointment")
-        rows = await repo.find(ctx.conn, ctx.household_id, item_key(cmd.title), ctx.now,
-                               ctx.now + _HORIZON)  # fmt: skip
+        rows, _ = await _find(ctx, cmd.title, ctx.now, ctx.now + _HORIZON)
         if not rows:
             return Outcome("not_found", "no_matching_event", details={"title": cmd.title})
         soonest = min(rows, key=lambda r: r.starts_at)
@@ -133,6 +133,24 @@ async def next_(ctx: Context, cmd: AgendaNext) -> Outcome:
     return Outcome("success", events=[receipt_event(row, ctx.tz)])
 
 
+async def _find(
+    ctx: Context, title: str, since: dt.datetime, until: dt.datetime
+) -> tuple[list[repo.EventRow], str]:
+    """Entries in [since, until) that ``title`` names, and the key that found them:
+    the title's own (its entry, or those containing its words), else, when that finds
+    none, one of its ``entry_cores`` that is an entry's whole title ("cancel my dentist
+    appointment" finds "dentist", never "dentist for the kids")."""
+    key = item_key(title)
+    rows = await repo.find(ctx.conn, ctx.household_id, key, since, until)
+    if rows:
+        return rows, key
+    for core in entry_cores(key):
+        found = await repo.find(ctx.conn, ctx.household_id, core, since, until)
+        if whole := [r for r in found if item_key(r.title) == core]:
+            return whole, core
+    return [], key
+
+
 async def _find_one(
     ctx: Context, title: str, day: dt.date | None
 ) -> tuple[repo.EventRow | None, Outcome | None]:
@@ -141,10 +159,10 @@ async def _find_one(
     else:
         since = day_start(ctx.now.astimezone(ctx.tz).date(), ctx.tz)
         until = since + _HORIZON
-    rows = await repo.find(ctx.conn, ctx.household_id, item_key(title), since, until)
+    rows, key = await _find(ctx, title, since, until)
     if not rows:
         return None, Outcome("not_found", "no_matching_event")
-    exact = [r for r in rows if item_key(r.title) == item_key(title)]
+    exact = [r for r in rows if item_key(r.title) == key]
     candidates = exact or rows
     if len(candidates) > 1 and day is None:
         return None, Outcome(

@@ -135,6 +135,12 @@ def _misread(words: Sequence[Word], lexicon: Lexicon) -> bool:
     return any(w.key in lexicon.container_words for w in words)
 
 
+def _names_an_event(words: Sequence[Word], lexicon: Lexicon) -> bool:
+    """True if ``words`` hold one of the lexicon's ``event_nouns`` ("dentist
+    appointment", "reminder to call mom"): an agenda entry, never a shopping item."""
+    return any(w.key in lexicon.event_nouns for w in words)
+
+
 def _second_request(words: Sequence[Word], lexicon: Lexicon) -> bool:
     """True if an item or a title holds another request after "and" ("eggs and remind
     me to call mom", "call mom and then add eggs"): the lexicon's ``request_verbs`` up
@@ -162,8 +168,8 @@ def _items(ctx: Context, trailing: Sequence[Phrase] = ()) -> list[ItemSpec] | Ou
         words = words[:-size]
     if not words:
         return _fail(Reason.missing("item"))
-    if _misread(words, ctx.lexicon):
-        return _DOES_NOT_APPLY
+    if _misread(words, ctx.lexicon) or _names_an_event(words, ctx.lexicon):
+        return _DOES_NOT_APPLY  # "to the list" in the item, or "a dentist appointment"
     if _recurring(words, ctx.lexicon):
         return _fail(Reason.RECURRING)
     pieces = split_items(words, ctx.lexicon)
@@ -312,7 +318,11 @@ def _event_when(ctx: Context, words: list[Word], *, adding: bool) -> When | Outc
         or (metadata.get("require_date") and when.date is None)
         or (metadata.get("require_when") and when.empty)
     ):
-        return _DOES_NOT_APPLY
+        if not (when.empty and _names_an_event(words, ctx.lexicon)):
+            return _DOES_NOT_APPLY
+        if adding:  # "add a dentist appointment": an entry, but when?
+            return _fail(Reason.VAGUE_TIME, final=False)
+        # "delete the dentist appointment", "desmarca a consulta": an entry, not an item
     if when.conflict:
         return _fail(Reason.AMBIGUOUS_DATE)
     return when
@@ -361,8 +371,8 @@ def _agenda_add(ctx: Context) -> Outcome:
         )
         return Outcome(commands=(command,), ask_time=when.part)
     start = when.start(ctx.now)
-    if start is None:
-        return _fail(Reason.missing("start"))
+    if start is None:  # "schedule a haircut": no day or time to add it on
+        return _fail(Reason.VAGUE_TIME if when.empty else Reason.missing("start"))
     command = AgendaAdd(
         title=event.title,
         start=start,

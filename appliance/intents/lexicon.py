@@ -146,6 +146,8 @@ class Lexicon:
     location_markers: frozenset[str]
     title_joiners: frozenset[str]
     generic_events: frozenset[str]
+    event_nouns: frozenset[str]
+    event_links: frozenset[str]
     dates: DateWords
     raw: Mapping[str, Any]
 
@@ -279,6 +281,32 @@ def load_lexicon(lang: str) -> Lexicon:
         location_markers=_words(raw["location_markers"]),
         title_joiners=_words(raw["title_joiners"]),
         generic_events=_words(raw["generic_events"]),
+        event_nouns=_words(raw["event_nouns"]),
+        event_links=_words(raw["event_links"]),
         dates=_dates(raw["dates"]),
         raw=raw,
     )
+
+
+def entry_cores(key: str) -> list[str]:
+    """The title an agenda entry is looked up by (an ``item_key``) less the words that
+    only say it is an entry, in any language (the lexicons' ``event_nouns``, and an
+    ``event_links`` word after a leading one): "dentist appointment" gives "dentist",
+    "reminder to call mom" "call mom", "consulta do dentista" "dentista". For when the
+    title as said finds no entry; none when no word goes."""
+    from appliance.actions.items import item_key
+
+    words = key.split()
+    folded = [fold(word) for word in words]
+    cores: list[str] = []
+    for lang in LANGUAGES:
+        lexicon = load_lexicon(lang)
+        start, end = 0, len(words)
+        if end > 2 and folded[0] in lexicon.event_nouns and folded[1] in lexicon.event_links:
+            start = 2  # "reminder to call mom"
+        if end - start > 1 and folded[end - 1] in lexicon.event_nouns:
+            end -= 1  # "dentist appointment"
+        core = item_key(" ".join(words[start:end]))
+        if core and core != key and core not in cores:
+            cores.append(core)
+    return cores

@@ -337,6 +337,32 @@ async def test_ambiguous_remove_changes_nothing(service: ActionService) -> None:
     assert len(week.events) == 0 or all(e.title == "Dentist" for e in week.events)
 
 
+async def test_an_entry_said_as_an_appointment_is_found_by_its_title(
+    service: ActionService,
+) -> None:
+    day = dt.datetime.now(TZ).date() + dt.timedelta(days=2)
+    await run(service, c.AgendaAdd(title="dentist", start=at(day, 10)))
+    await run(service, c.AgendaAdd(title="call mom", start=at(day, 17)))
+    await run(service, c.AgendaAdd(title="team lunch", start=at(day, 12)))
+    await run(service, c.AgendaAdd(title="Reunião de pais", start=at(day, 19)))
+    asked = await run(service, c.AgendaNext(title="dentist appointment"))
+    assert [e.title for e in asked.events] == ["dentist"]
+    moved = await run(service, c.AgendaMove(title="my dentist appointment", new_time=dt.time(11)))
+    assert (moved.status, moved.events[0].start) == ("success", at(day, 11).isoformat())
+    # only an entry's whole title: "team" of "team meeting" is no "team lunch"
+    other = await run(service, c.AgendaRemove(title="team meeting"))
+    assert (other.status, other.reason) == ("not_found", "no_matching_event")
+    reminder = await run(service, c.AgendaRemove(title="reminder to call mom"))
+    assert [e.title for e in reminder.events] == ["call mom"]
+    removed = await run(service, c.AgendaRemove(title="dentist appointment"))
+    assert (removed.status, [e.title for e in removed.events]) == ("success", ["dentist"])
+    # a title that holds the noun itself is found as said
+    pais = await run(service, c.AgendaRemove(title="reunião de pais"))
+    assert [e.title for e in pais.events] == ["Reunião de pais"]
+    left = await run(service, c.AgendaList(range="day", day=day))
+    assert [e.title for e in left.events] == ["team lunch"]
+
+
 async def test_remove_missing_event_is_not_found(service: ActionService) -> None:
     receipt = await run(service, c.AgendaRemove(title="opera"))
     assert (receipt.status, receipt.reason) == ("not_found", "no_matching_event")

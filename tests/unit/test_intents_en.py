@@ -566,10 +566,11 @@ def test_agenda_add(text: str, expected: Command) -> None:
 
 
 def test_agenda_add_without_a_date_asks_for_one() -> None:
+    # no day or time said: the reply asks for one ("I need a day or a time for that")
     result = parse("schedule dentist")
     assert result.command is None
     assert result.intent == "agenda.add"
-    assert result.reason == "missing_slot:start"
+    assert result.reason == "vague_time"
 
 
 def test_bare_add_without_a_time_is_never_a_shopping_item_with_a_date() -> None:
@@ -738,6 +739,12 @@ def test_what_is_not_a_time_on_its_own(text: str) -> None:
         "add dentist next weekend",
         "remind me to buy milk soon",
         "schedule a haircut at some point",
+        # no day or time at all: an entry (never an item "dentist appointment"), but when?
+        "add a dentist appointment",
+        "put a meeting with Ana",
+        "schedule a haircut",
+        "book a table at the restaurant",
+        "remind me about the meeting",
     ],
 )
 def test_a_when_without_a_day_or_time_is_asked_for_again(text: str) -> None:
@@ -929,6 +936,10 @@ def test_unsupported_agenda_range(text: str) -> None:
         ("remove the meeting with Ana from my calendar", AgendaRemove(title="meeting with Ana")),
         # a time, and no list named: an event, not an item "meeting at 3 pm"
         ("delete the meeting at 3 pm", AgendaRemove(title="meeting")),
+        # an entry named as one, with no day: never a shopping item
+        ("delete the dentist appointment", AgendaRemove(title="dentist appointment")),
+        ("remove the reminder to call mom", AgendaRemove(title="reminder to call mom")),
+        ("erase my meeting with Ana", AgendaRemove(title="meeting with Ana")),
         (
             "move the dentist to Friday at 4 pm",
             AgendaMove(title="dentist", new_start=at(12, 4, 16)),

@@ -517,6 +517,10 @@ def test_unsupported_agenda_range() -> None:
         # "desmarca" com data é compromisso; sem data é item da lista (acima)
         ("desmarca o dentista de amanhã", AgendaRemove(title="dentista", day=dt.date(2026, 12, 1))),
         ("apaga a reunião de amanhã", AgendaRemove(title="reunião", day=dt.date(2026, 12, 1))),
+        # um compromisso dito como tal, sem data: nunca um item da lista
+        ("desmarca a consulta", AgendaRemove(title="consulta")),
+        ("apaga o lembrete de ligar pra mãe", AgendaRemove(title="lembrete de ligar pra mãe")),
+        ("tira a consulta do dentista", AgendaRemove(title="consulta do dentista")),
         (
             "muda o dentista para sexta às 16h",
             AgendaMove(title="dentista", new_start=at(12, 4, 16)),
@@ -662,6 +666,10 @@ def test_o_que_nao_e_uma_hora_sozinha(text: str) -> None:
         "me lembra mais tarde de ligar pra mãe",
         "me lembra de ligar pra mãe mais tarde",
         "agenda o cabeleireiro um dia desses",
+        # sem dia nem hora nenhum: um compromisso (nunca o item "consulta"), mas quando?
+        "adiciona uma consulta no dentista",
+        "marca uma reunião com a Ana",
+        "agenda o cabeleireiro",
     ],
 )
 def test_quando_sem_dia_nem_hora_e_pedido_de_novo(text: str) -> None:
