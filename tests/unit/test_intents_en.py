@@ -286,6 +286,9 @@ def test_shopping_list_and_clear(text: str, expected: Command) -> None:
         ("do we need two liters of milk", "milk"),  # the entry, whatever its amount
         ("how many eggs do we need", "eggs"),
         ("how much milk is on the list", "milk"),
+        ("have I got eggs on my list", "eggs"),
+        ("did I add milk", "milk"),
+        ("did you add the eggs already", "eggs"),
     ],
 )
 def test_one_item_on_the_list(text: str, item: str) -> None:
@@ -297,7 +300,15 @@ def test_asking_about_two_items_asks_about_each() -> None:
     assert result.commands == (ShoppingList(item="milk"), ShoppingList(item="eggs"))
 
 
-@pytest.mark.parametrize("text", ["do we need anything", "do we need anything else from the store"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "do we need anything",
+        "do we need anything else from the store",
+        "what else is on the list",
+        "what else do we need to buy",
+    ],
+)
 def test_needing_anything_reads_the_whole_list(text: str) -> None:
     assert_command(text, ShoppingList())
 
@@ -879,6 +890,11 @@ def test_a_time_from_now_leaves_durations_and_days_alone() -> None:
         ("what's on my calendar for next week", AgendaList(range="next_week")),
         ("what do we have going on next week", AgendaList(range="next_week")),
         ("what's my day look like", AgendaList(range="today")),
+        ("what am I doing this weekend", AgendaList(range="weekend")),
+        ("what are we up to tomorrow", AgendaList(range="tomorrow")),
+        ("my agenda", AgendaList(range="today")),
+        ("calendar for tomorrow", AgendaList(range="tomorrow")),
+        ("my schedule for Friday", AgendaList(range="day", day=dt.date(2026, 12, 4))),
         ("how's my day looking tomorrow", AgendaList(range="tomorrow")),
         ("what's my day like on Friday", AgendaList(range="day", day=dt.date(2026, 12, 4))),
         ("what's on my agenda on December 5th", AgendaList(range="day", day=dt.date(2026, 12, 5))),

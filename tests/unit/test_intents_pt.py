@@ -106,6 +106,9 @@ def assert_command(text: str, expected: Command) -> None:
         # ruído de ASR
         ("é... adiciona café por favor, obrigado", ShoppingAdd(item="café")),
         ("Oi, você pode colocar detergente na lista?", ShoppingAdd(item="detergente")),
+        # "também" onde for dito, nunca parte de um item
+        ("adiciona também manteiga", ShoppingAdd(item="manteiga")),
+        ("põe manteiga também na lista", ShoppingAdd(item="manteiga")),
         # uma gravação que começa com a palavra de ativação do satélite
         ("Hey Jarvis, põe leite na lista", ShoppingAdd(item="leite")),
         ("Ok Nabu, adiciona café", ShoppingAdd(item="café")),
@@ -183,6 +186,7 @@ def test_shopping_item_actions(text: str, expected: Command) -> None:
     [
         ("o que tem na minha lista de compras", ShoppingList()),
         ("o que tem na lista", ShoppingList()),
+        ("o que mais tem na lista", ShoppingList()),
         ("o que tem na lista?", ShoppingList()),
         ("lê a lista de compras", ShoppingList()),
         ("me fala a lista", ShoppingList()),
@@ -209,6 +213,7 @@ def test_shopping_list_and_clear(text: str, expected: Command) -> None:
         ("a gente já colocou pão na lista", "pão"),
         ("quantos ovos tem na lista", "ovos"),
         ("quanto leite a gente precisa comprar", "leite"),
+        ("já coloquei leite na lista", "leite"),
     ],
 )
 def test_one_item_on_the_list(text: str, item: str) -> None:
@@ -473,6 +478,10 @@ def test_a_time_from_now_leaves_durations_and_days_alone() -> None:
         ("o que tem na minha agenda", AgendaList(range="today")),
         ("o que eu tenho hoje à noite", AgendaList(range="today")),
         ("o que eu tenho amanhã", AgendaList(range="tomorrow")),
+        ("o que eu tenho pra fazer amanhã", AgendaList(range="tomorrow")),
+        ("o que a gente vai fazer no fim de semana", AgendaList(range="weekend")),
+        ("minha agenda", AgendaList(range="today")),
+        ("agenda de amanhã", AgendaList(range="tomorrow")),
         ("como está minha agenda amanhã", AgendaList(range="tomorrow")),
         ("tenho algum compromisso amanhã", AgendaList(range="tomorrow")),
         ("o que tem na agenda essa semana", AgendaList(range="week")),
