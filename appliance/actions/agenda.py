@@ -138,17 +138,23 @@ async def _find(
 ) -> tuple[list[repo.EventRow], str]:
     """Entries in [since, until) that ``title`` names, and the key that found them:
     the title's own (its entry, or those containing its words), else, when that finds
-    none, one of its ``entry_cores`` that is an entry's whole title ("cancel my dentist
-    appointment" finds "dentist", never "dentist for the kids")."""
+    none, one of its ``entry_cores`` that is an entry's whole title, or its core too
+    ("cancel my dentist appointment" finds "dentist" and "appointment with the
+    dentist", never "dentist for the kids")."""
     key = item_key(title)
     rows = await repo.find(ctx.conn, ctx.household_id, key, since, until)
     if rows:
         return rows, key
     for core in entry_cores(key):
         found = await repo.find(ctx.conn, ctx.household_id, core, since, until)
-        if whole := [r for r in found if item_key(r.title) == core]:
+        if whole := [r for r in found if _is_titled(r.title, core)]:
             return whole, core
     return [], key
+
+
+def _is_titled(title: str, core: str) -> bool:
+    key = item_key(title)
+    return key == core or core in entry_cores(key)
 
 
 async def _find_one(

@@ -311,6 +311,9 @@ class DateGrammar:
         return today + dt.timedelta(days=offset), _LABELS.get(offset)
 
     def _weekday(self, g: Mapping[str, str], today: dt.date) -> tuple[dt.date | None, str | None]:
+        if "wdnext" in g:  # "tuesday next week": that day of the next calendar week
+            monday = today + dt.timedelta(days=7 - today.weekday())
+            return monday + dt.timedelta(days=self._words.weekdays[g["wd"]]), None
         delta = (self._words.weekdays[g["wd"]] - today.weekday()) % 7
         if "wdthis" not in g and delta == 0:
             delta = 7

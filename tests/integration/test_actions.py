@@ -345,6 +345,9 @@ async def test_an_entry_said_as_an_appointment_is_found_by_its_title(
     await run(service, c.AgendaAdd(title="call mom", start=at(day, 17)))
     await run(service, c.AgendaAdd(title="team lunch", start=at(day, 12)))
     await run(service, c.AgendaAdd(title="Reunião de pais", start=at(day, 19)))
+    await run(service, c.AgendaAdd(title="appointment with the vet", start=at(day, 8)))
+    vet = await run(service, c.AgendaRemove(title="vet appointment"))
+    assert [e.title for e in vet.events] == ["appointment with the vet"]
     asked = await run(service, c.AgendaNext(title="dentist appointment"))
     assert [e.title for e in asked.events] == ["dentist"]
     moved = await run(service, c.AgendaMove(title="my dentist appointment", new_time=dt.time(11)))

@@ -549,6 +549,16 @@ def test_the_shopping_list_is_no_other_list(text: str) -> None:
             "set an appointment with the dentist on Friday at 2 pm",
             AgendaAdd(title="appointment with the dentist", start=at(12, 4, 14)),
         ),
+        # a day of next week (Monday to Sunday): Wednesday is the 9th, not the 2nd
+        (
+            "add dentist on wednesday next week at 3",
+            AgendaAdd(title="dentist", start=at(12, 9, 15)),
+        ),
+        (
+            "remind me next week on friday to call dad",
+            AgendaAdd(title="call dad", start=dt.date(2026, 12, 11)),
+        ),
+        ("add dentist tuesday of next week at 3", AgendaAdd(title="dentist", start=at(12, 8, 15))),
         # a dotted time, as Whisper writes some voices' ("at 3.30", "3.30 pm")
         (
             "remind me to pick up the kids tomorrow at 3.30",
@@ -756,6 +766,9 @@ def test_what_is_not_a_time_on_its_own(text: str) -> None:
         "schedule a haircut",
         "book a table at the restaurant",
         "remind me about the meeting",
+        # a week or a month is no day
+        "remind me next week to book the car service",
+        "add dentist sometime this month",
     ],
 )
 def test_a_when_without_a_day_or_time_is_asked_for_again(text: str) -> None:

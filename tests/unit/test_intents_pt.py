@@ -333,6 +333,15 @@ def test_other_lists_are_refused(text: str) -> None:
             "marca dentista amanhã na agenda",
             AgendaAdd(title="dentista", start=dt.date(2026, 12, 1)),
         ),
+        # um dia da semana que vem (de segunda a domingo): quarta é dia 9, não dia 2
+        (
+            "marca dentista na quarta da semana que vem às 3",
+            AgendaAdd(title="dentista", start=at(12, 9, 15)),
+        ),
+        (
+            "me lembra semana que vem na sexta de ligar pro banco",
+            AgendaAdd(title="ligar pro banco", start=dt.date(2026, 12, 11)),
+        ),
         # fim, duração, local
         (
             "agenda reunião amanhã das 14h às 15h30",
@@ -679,6 +688,9 @@ def test_o_que_nao_e_uma_hora_sozinha(text: str) -> None:
         "adiciona uma consulta no dentista",
         "marca uma reunião com a Ana",
         "agenda o cabeleireiro",
+        # uma semana ou um mês não é um dia
+        "me lembra semana que vem de ligar pro banco",
+        "marca dentista mês que vem",
     ],
 )
 def test_quando_sem_dia_nem_hora_e_pedido_de_novo(text: str) -> None:
