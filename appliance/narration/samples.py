@@ -194,6 +194,8 @@ def samples(now: dt.datetime, names: Names = ENGLISH) -> dict[str, Receipt]:
         "agenda_add_recurring": receipt("agenda.add", "rejected", "recurring"),
         "agenda_list_unsupported": receipt("agenda.list", "rejected", "unsupported_range"),
         "two_requests": receipt("agenda.add", "rejected", "two_requests"),
+        # "remind me in 10 minutes": of what?
+        "agenda_add_untitled": receipt("agenda.add", "rejected", "missing_slot:title"),
         # agenda.list / next
         "agenda_today": receipt(
             "agenda.list", "success",

@@ -273,6 +273,10 @@ TEMPLATES: dict[Key, T] = {
     (ANY, "rejected", "recurring", ANY): T(
         "Sorry, I can't add repeating entries yet; nothing was added.",
         "Desculpe, ainda não sei anotar compromissos que se repetem; nada foi anotado."),
+    # "remind me in 10 minutes": of what? (missing_slot:title)
+    ("agenda.add", "rejected", "missing_slot", ANY): T(
+        "I need to know what it's for; nothing was added.",
+        "Preciso saber do que se trata; nada foi anotado."),
     (ANY, "rejected", "two_requests", ANY): T(
         "Please say those requests separately; nothing was changed.",
         "Por favor, faça esses pedidos separadamente; nada foi alterado."),

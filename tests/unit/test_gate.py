@@ -145,6 +145,10 @@ def test_a_request_understood_but_not_doable_is_refused_with_why(parser: IntentP
     # two requests in one: neither is done, and the reply asks for one at a time
     two = gate(parser, "Add eggs and remind me to call mom at 5.", "")
     assert (two.decision, two.reason, two.commands) == ("reject", "two_requests", ())
+    # a reminder of nothing: the reply asks what it is for
+    untitled = gate(parser, "Remind me in 10 minutes.", "")
+    assert (untitled.decision, untitled.reason) == ("reject", "missing_slot:title")
+    assert gate(parser, "Me lembra amanhã às 5.", "", "pt").reason == "missing_slot:title"
     # chatter stays chatter
     assert gate(parser, "What a lovely day.", "").decision == "chat"
 

@@ -49,6 +49,7 @@ EXPECTED_EN = {
     "agenda_add_recurring": "Sorry, I can't add repeating entries yet; nothing was added.",
     "agenda_list_unsupported": "Sorry, I can only read the agenda for a day, a weekend or a week.",
     "two_requests": "Please say those requests separately; nothing was changed.",
+    "agenda_add_untitled": "I need to know what it's for; nothing was added.",
     "clear_all": "I cleared the shopping list: milk and bread.",
     "clear_all_empty": "The shopping list is already empty.",
     "clear_all_confirm": "Did you want to clear the whole shopping list?",
@@ -105,6 +106,7 @@ EXPECTED_PT = {
     "agenda_list_unsupported": "Desculpe, só sei ler a agenda de um dia, de um fim de semana "
     "ou de uma semana.",
     "two_requests": "Por favor, faça esses pedidos separadamente; nada foi alterado.",
+    "agenda_add_untitled": "Preciso saber do que se trata; nada foi anotado.",
     "clear_all": "Limpei a lista de compras: leite e pão.",
     "clear_all_empty": "A lista de compras já está vazia.",
     "clear_all_confirm": "Você quer limpar a lista de compras inteira?",
