@@ -136,6 +136,19 @@ class When:
             )
         return self.date
 
+    def in_half(self, evening: bool) -> When:
+        """This when with a bare hour of either half (``other_time``) read in the evening
+        half or the morning one ("dinner at 8": 20:00), its end with it."""
+        if self.time is None or self.other_time is None:
+            return self
+        if (self.time.hour >= 12) == evening:
+            return replace(self, other_time=None)
+        shift = self.other_time.hour - self.time.hour
+        end = self.end_time
+        if end is not None and (end.hour >= 12) == (self.time.hour >= 12):
+            end = end.replace(hour=(end.hour + shift) % 24)  # "from 8 to 10": both move
+        return replace(self, time=self.other_time, other_time=None, end_time=end)
+
     def end(self, start: dt.datetime | dt.date | None) -> dt.datetime | None:
         """End as an aware datetime when an end time was said."""
         if self.end_time is None or not isinstance(start, dt.datetime):
@@ -485,6 +498,18 @@ class DateGrammar:
                 start_clock = _share_meridiem(start_clock, end_clock)
             time = _resolve_clock(start_clock, part)
         end_time = _resolve_clock(end_clock, part) if end_clock is not None else None
+        if (
+            time is not None
+            and end_time is not None
+            and end_clock is not None
+            and not (end_clock.explicit or end_clock.meridiem or part)
+            and end_time < time
+            and end_time.hour < 12
+            and end_time.replace(hour=end_time.hour + 12) > time
+        ):
+            # "from 7 to 9": a start read in the evening takes its end there (19:00 to
+            # 21:00), never to the next morning
+            end_time = end_time.replace(hour=end_time.hour + 12)
         # "from 8 to 9" may be in the evening, its end with its start; not "from 9 to 5"
         # (a day's work) nor "from 8 to 9 pm" (its half said)
         movable = end_clock is None or (

@@ -355,11 +355,27 @@ def _event(ctx: Context, *, adding: bool = False) -> _Event | Outcome:
     return _Event(title, location, when)
 
 
+def _half_by_title(when: When, title: str, lexicon: Lexicon) -> When:
+    """``when`` with a bare hour of either half read in the half the title says
+    ("dinner tomorrow at 8": 20:00; the lexicon's ``evening_titles`` and
+    ``morning_titles``), as it was when the title says neither."""
+    words = tuple(fold(title).split())
+    for titles, evening in ((lexicon.evening_titles, True), (lexicon.morning_titles, False)):
+        if any(_holds(words, t) for t in titles):
+            return when.in_half(evening)
+    return when
+
+
+def _holds(words: Sequence[str], phrase: Sequence[str]) -> bool:
+    size = len(phrase)
+    return any(tuple(words[i : i + size]) == tuple(phrase) for i in range(len(words) - size + 1))
+
+
 def _agenda_add(ctx: Context) -> Outcome:
     event = _event(ctx, adding=True)
     if isinstance(event, Outcome):
         return event
-    when = event.when
+    when = _half_by_title(event.when, event.title, ctx.lexicon)
     if when.part_only:
         # "dentist tomorrow morning": neither an all-day entry nor a time made up;
         # proposed for that day, and the time is asked for (voice/sessions.py)

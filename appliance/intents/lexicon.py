@@ -110,6 +110,7 @@ class Quantities:
     one: frozenset[str]
     of: frozenset[str]
     more: tuple[Phrase, ...]
+    percent: tuple[Phrase, ...]
 
 
 @dataclass(frozen=True)
@@ -147,6 +148,8 @@ class Lexicon:
     title_joiners: frozenset[str]
     generic_events: frozenset[str]
     event_nouns: frozenset[str]
+    evening_titles: tuple[Phrase, ...]
+    morning_titles: tuple[Phrase, ...]
     event_links: frozenset[str]
     dates: DateWords
     raw: Mapping[str, Any]
@@ -275,6 +278,7 @@ def load_lexicon(lang: str) -> Lexicon:
             one=_words(quantities["one"]),
             of=_words(quantities["of"]),
             more=_phrases(quantities["more"]),
+            percent=_phrases(quantities["percent"]),
         ),
         conjunctions=_words(raw["conjunctions"]),
         compounds=_phrases(raw["compounds"]),
@@ -282,6 +286,8 @@ def load_lexicon(lang: str) -> Lexicon:
         title_joiners=_words(raw["title_joiners"]),
         generic_events=_words(raw["generic_events"]),
         event_nouns=_words(raw["event_nouns"]),
+        evening_titles=_phrases(raw["evening_titles"]),
+        morning_titles=_phrases(raw["morning_titles"]),
         event_links=_words(raw["event_links"]),
         dates=_dates(raw["dates"]),
         raw=raw,

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 
 from appliance.actions.items import UNIT_BY_ALIAS, display_name
 from appliance.intents.lexicon import Lexicon, Phrase, Quantities
-from appliance.intents.numbers import NumberSpan, number_spans
+from appliance.intents.numbers import NumberSpan, format_number, number_spans
 from appliance.intents.text import Word, fold, span_text
 
 _UNITS: dict[str, str] = {fold(alias): unit for alias, unit in UNIT_BY_ALIAS.items()}
@@ -186,6 +186,17 @@ def _leading_quantity(
     return None, 0
 
 
+def _percent(original: str, words: Sequence[Word], index: int, q: Quantities) -> int | None:
+    """How many words after a quantity (``words[:index]``) say it is a percentage: 0 for
+    a "%" written after it ("2% milk"), the length of a percent word ("two percent
+    milk"); None when it is no percentage or nothing follows it."""
+    if not 0 < index < len(words):
+        return None
+    if "%" in original[words[index - 1].end : words[index].start]:
+        return 0
+    return _starts_with(words, index, q.percent) or None
+
+
 def parse_item(original: str, words: Sequence[Word], lexicon: Lexicon) -> ItemSpec:
     """Read "[quantity] [unit] [of] item" from one item phrase."""
     words = _trim(words, lexicon)
@@ -193,6 +204,12 @@ def parse_item(original: str, words: Sequence[Word], lexicon: Lexicon) -> ItemSp
         return ItemSpec(name="")
     q = lexicon.quantities
     quantity, index = _leading_quantity(words, number_spans(words, lexicon.language), lexicon)
+    percent = _percent(original, words, index, q) if quantity is not None else None
+    if quantity is not None and percent is not None:
+        # "2% milk", "two percent milk": a kind of milk, not two of it; said either way,
+        # it is written the same
+        rest = span_text(original, list(words[index + percent :]))
+        return ItemSpec(name=display_name(f"{format_number(quantity)}% {rest}"))
     unit: str | None = None
     if quantity is not None and index < len(words) and words[index].key in _UNITS:
         unit_index = index

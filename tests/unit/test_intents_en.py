@@ -81,6 +81,11 @@ def assert_command(text: str, expected: Command) -> None:
         ("add 1.5 kg of rice", ShoppingAdd(item="rice", quantity=1.5, unit="kg")),
         ("add one and a half kilos of rice", ShoppingAdd(item="rice", quantity=1.5, unit="kg")),
         ("add a liter and a half of milk", ShoppingAdd(item="milk", quantity=1.5, unit="l")),
+        # a percentage names a kind of milk, written the same however it was said
+        ("add 2% milk to the shopping list", ShoppingAdd(item="2% milk")),
+        ("add two percent milk", ShoppingAdd(item="2% milk")),
+        ("add 1 per cent milk", ShoppingAdd(item="1% milk")),
+        ("add a gallon of 2% milk", ShoppingAdd(item="2% milk", quantity=1, unit="gallon")),
         ("add half a liter of cream", ShoppingAdd(item="cream", quantity=0.5, unit="l")),
         ("add a couple of lemons", ShoppingAdd(item="lemons", quantity=2)),
         ("add three bananas", ShoppingAdd(item="bananas", quantity=3)),
@@ -681,8 +686,8 @@ def said_at(hour: int) -> dt.datetime:
         ("remind me at 7 to go running", 5, "go running", at(11, 30, 7)),
         ("remind me at 7 to go running", 21, "go running", at(12, 1, 7)),
         # a day said: its usual reading, unless that is over ("today at 8" at 4 pm)
-        ("add dinner today at 8 to my calendar", 16, "dinner", at(11, 30, 20)),
-        ("add dinner tomorrow at 8 to my calendar", 16, "dinner", at(12, 1, 8)),
+        ("add the plumber today at 8 to my calendar", 16, "plumber", at(11, 30, 20)),
+        ("add the plumber tomorrow at 8 to my calendar", 16, "plumber", at(12, 1, 8)),
     ],
 )
 def test_a_bare_hour_is_the_next_of_its_two_readings(
@@ -718,6 +723,30 @@ def test_a_range_moves_to_the_evening_with_its_end() -> None:
     assert result.commands == (AgendaAdd(title="work", start=at(12, 1, 9), end=at(12, 1, 17)),)
     result = parse("add dinner from 8 to 9 pm to my calendar", now=said_at(10))
     assert result.commands == (AgendaAdd(title="dinner", start=at(11, 30, 20), end=at(11, 30, 21)),)
+    # a start read in the evening keeps its end there, never the next morning
+    result = parse("add the meeting tomorrow from 7 to 9", now=said_at(10))
+    assert result.commands == (AgendaAdd(title="meeting", start=at(12, 1, 19), end=at(12, 1, 21)),)
+
+
+@pytest.mark.parametrize(
+    ("text", "hour", "title", "expected"),
+    [
+        # the title says the half of the day, where the hour does not
+        ("add dinner with Ana on Saturday at 8", 10, "dinner with Ana", at(12, 5, 20)),
+        ("add dinner tomorrow at 8", 10, "dinner", at(12, 1, 20)),
+        ("add dinner at 8", 21, "dinner", at(12, 1, 20)),  # not tomorrow's 8 am
+        ("add breakfast with Ana at 7", 10, "breakfast with Ana", at(12, 1, 7)),
+        ("add a dinner party on Saturday from 7 to 9", 10, "dinner party", at(12, 5, 19)),
+        # said, the half stays as said
+        ("add dinner tomorrow at 8 am", 10, "dinner", at(12, 1, 8)),
+    ],
+)
+def test_a_title_tells_the_half_of_a_bare_hour(
+    text: str, hour: int, title: str, expected: dt.datetime
+) -> None:
+    (command,) = parse(text, now=said_at(hour)).commands
+    assert isinstance(command, AgendaAdd)
+    assert (command.title, command.start) == (title, expected)
 
 
 @pytest.mark.parametrize(

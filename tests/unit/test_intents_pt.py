@@ -108,6 +108,7 @@ def assert_command(text: str, expected: Command) -> None:
         ("Oi, você pode colocar detergente na lista?", ShoppingAdd(item="detergente")),
         # "também" onde for dito, nunca parte de um item
         ("adiciona também manteiga", ShoppingAdd(item="manteiga")),
+        ("quero que você adicione leite", ShoppingAdd(item="leite")),
         ("põe manteiga também na lista", ShoppingAdd(item="manteiga")),
         # uma gravação que começa com a palavra de ativação do satélite
         ("Hey Jarvis, põe leite na lista", ShoppingAdd(item="leite")),
@@ -549,6 +550,7 @@ def test_unsupported_agenda_range() -> None:
             AgendaMove(title="dentista", day=dt.date(2026, 12, 1), new_start=dt.date(2026, 12, 3)),
         ),
         ("adia a reunião para as 17h", AgendaMove(title="reunião", new_time=dt.time(17))),
+        ("passa a reunião pras três", AgendaMove(title="reunião", new_time=dt.time(15))),
         (
             "muda o jantar para sete e meia",
             AgendaMove(title="jantar", new_time=dt.time(19, 30), either_half=True),
@@ -645,6 +647,10 @@ def test_parte_do_dia_sem_hora_pergunta_a_hora(text: str, day: dt.date, part: st
         ("marca voo amanhã às 5 da madrugada", at(12, 1, 5)),
         ("marca dentista amanhã às cinco horas e meia da tarde", at(12, 1, 17, 30)),
         ("marca dentista amanhã de manhã ao meio-dia", at(12, 1, 12)),
+        # o título diz a metade do dia que a hora não diz
+        ("coloca na agenda jantar com a Ana no sábado às oito", at(12, 5, 20)),
+        ("marca café da manhã com a Ana amanhã às 7", at(12, 1, 7)),
+        ("marca jantar amanhã das 7 às 9", at(12, 1, 19)),
     ],
 )
 def test_horas_com_a_parte_do_dia(text: str, expected: dt.datetime) -> None:
