@@ -495,7 +495,8 @@ def _agenda_move(ctx: Context) -> Outcome:
         return _fail(Reason.missing("new_start"), final=False)
     if new.conflict:
         return _fail(Reason.AMBIGUOUS_DATE)
-    either_half = new.other_time is not None  # "move dinner to 8": 8 am or 8 pm
+    new = _half_by_title(new, title, ctx.lexicon)  # "move dinner to tomorrow at 8": 20:00
+    either_half = new.other_time is not None  # "move the dentist to 8": 8 am or 8 pm
     if new.date is None and new.time is not None and (old.date is None or either_half):
         # "move the dentist to 4 pm": the same day, whichever it is, at 4 pm
         command = AgendaMove(title=title, day=old.date, new_time=new.time, either_half=either_half)

@@ -1021,18 +1021,24 @@ def test_unsupported_agenda_range(text: str) -> None:
         ),
         ("change the dentist to five", AgendaMove(title="dentist", new_time=dt.time(17))),
         (
-            "move dinner to 7:30",
-            AgendaMove(title="dinner", new_time=dt.time(19, 30), either_half=True),
+            "move the plumber to 7:30",
+            AgendaMove(title="plumber", new_time=dt.time(19, 30), either_half=True),
         ),
         # an hour of either half: the move takes the one nearer the entry's time
-        ("move dinner to 8", AgendaMove(title="dinner", new_time=dt.time(8), either_half=True)),
-        ("move dinner to 8 pm", AgendaMove(title="dinner", new_time=dt.time(20))),
         (
-            "move tomorrow's dinner to 8",
+            "move the plumber to 8",
+            AgendaMove(title="plumber", new_time=dt.time(8), either_half=True),
+        ),
+        ("move the plumber to 8 pm", AgendaMove(title="plumber", new_time=dt.time(20))),
+        (
+            "move tomorrow's plumber to 8",
             AgendaMove(
-                title="dinner", day=dt.date(2026, 12, 1), new_time=dt.time(8), either_half=True
+                title="plumber", day=dt.date(2026, 12, 1), new_time=dt.time(8), either_half=True
             ),
         ),
+        # unless the title says which
+        ("move dinner to 8", AgendaMove(title="dinner", new_time=dt.time(20))),
+        ("move dinner to tomorrow at 8", AgendaMove(title="dinner", new_start=at(12, 1, 20))),
         (
             "push the dentist back to Friday",
             AgendaMove(title="dentist", new_start=dt.date(2026, 12, 4)),

@@ -552,9 +552,11 @@ def test_unsupported_agenda_range() -> None:
         ("adia a reunião para as 17h", AgendaMove(title="reunião", new_time=dt.time(17))),
         ("passa a reunião pras três", AgendaMove(title="reunião", new_time=dt.time(15))),
         (
-            "muda o jantar para sete e meia",
-            AgendaMove(title="jantar", new_time=dt.time(19, 30), either_half=True),
+            "muda o encanador para sete e meia",
+            AgendaMove(title="encanador", new_time=dt.time(19, 30), either_half=True),
         ),
+        # o título diz a metade do dia
+        ("passa o jantar pra amanhã às 8", AgendaMove(title="jantar", new_start=at(12, 1, 20))),
     ],
 )
 def test_agenda_changes(text: str, expected: Command) -> None:
