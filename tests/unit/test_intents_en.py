@@ -155,6 +155,8 @@ def test_shopping_add(text: str, expected: Command) -> None:
                 ShoppingAdd(item="eggs", quantity=1, unit="dozen"),
             ),
         ),
+        ("add eggs then bread", (ShoppingAdd(item="eggs"), ShoppingAdd(item="bread"))),
+        ("add eggs, and also bread", (ShoppingAdd(item="eggs"), ShoppingAdd(item="bread"))),
         # Documented choice: only listed compounds ("mac and cheese") stay together.
         ("add salt and pepper", (ShoppingAdd(item="salt"), ShoppingAdd(item="pepper"))),
         # a count starts another counted item: a list transcribed without its commas
@@ -336,6 +338,14 @@ def test_needing_anything_reads_the_whole_list(text: str) -> None:
         ("when's my next meeting", AgendaNext()),
         ("what's next", AgendaNext()),
         ("any appointments tomorrow", AgendaList(range="tomorrow")),
+        ("what's coming up", AgendaNext()),
+        ("what have I got coming up", AgendaNext()),
+        ("what's the plan for today", AgendaList(range="today")),
+        ("do I have plans tonight", AgendaList(range="today")),
+        ("is there anything on tomorrow", AgendaList(range="tomorrow")),
+        ("what groceries do I need", ShoppingList()),
+        ("I need a reminder to call mom at 5", AgendaAdd(title="call mom", start=at(11, 30, 17))),
+        ("add also butter", ShoppingAdd(item="butter")),
     ],
 )
 def test_more_kitchen_phrasings(text: str, expected: Command) -> None:
