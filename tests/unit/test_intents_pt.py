@@ -123,6 +123,7 @@ def test_shopping_add(text: str, expected: Command) -> None:
     ("text", "expected"),
     [
         ("adiciona arroz e feijão", (ShoppingAdd(item="arroz"), ShoppingAdd(item="feijão"))),
+        ("adiciona café e depois açúcar", (ShoppingAdd(item="café"), ShoppingAdd(item="açúcar"))),
         (
             "adiciona leite, pão e uma dúzia de ovos na lista",
             (
@@ -188,6 +189,7 @@ def test_shopping_item_actions(text: str, expected: Command) -> None:
         ("o que tem na minha lista de compras", ShoppingList()),
         ("o que tem na lista", ShoppingList()),
         ("o que mais tem na lista", ShoppingList()),
+        ("o que tá faltando", ShoppingList()),
         ("o que tem na lista?", ShoppingList()),
         ("lê a lista de compras", ShoppingList()),
         ("me fala a lista", ShoppingList()),
@@ -492,6 +494,9 @@ def test_a_time_from_now_leaves_durations_and_days_alone() -> None:
         ("o que a gente vai fazer no fim de semana", AgendaList(range="weekend")),
         ("minha agenda", AgendaList(range="today")),
         ("agenda de amanhã", AgendaList(range="tomorrow")),
+        ("o que tá marcado pra amanhã", AgendaList(range="tomorrow")),
+        ("qual é a programação de hoje", AgendaList(range="today")),
+        ("o que vem por aí", AgendaNext()),
         ("como está minha agenda amanhã", AgendaList(range="tomorrow")),
         ("tenho algum compromisso amanhã", AgendaList(range="tomorrow")),
         ("o que tem na agenda essa semana", AgendaList(range="week")),
