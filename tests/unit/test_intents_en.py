@@ -1090,6 +1090,10 @@ def test_move_to_something_that_is_not_a_date() -> None:
         "don't cancel the dentist tomorrow",
         "let's not add milk",
         "just don't add milk",
+        # corrected as it was said: never half of it run, never "I mean eggs" an item
+        "add milk, I mean eggs",
+        "remind me to call mom at 5, I mean 6",
+        "add milk or rather oat milk",
     ],
 )
 def test_negations_do_nothing(text: str) -> None:

@@ -583,6 +583,9 @@ def test_agenda_changes(text: str, expected: Command) -> None:
         "esquece",
         "cancela isso",
         "não cancela o dentista",
+        # corrigido enquanto era dito: nunca a metade, nunca um item "quer dizer ovos"
+        "põe leite, quer dizer, ovos",
+        "adiciona leite ou melhor leite de aveia",
     ],
 )
 def test_negations_do_nothing(text: str) -> None:
