@@ -170,6 +170,9 @@ def _items(ctx: Context, trailing: Sequence[Phrase] = ()) -> list[ItemSpec] | Ou
         return _fail(Reason.missing("item"))
     if _misread(words, ctx.lexicon) or _names_an_event(words, ctx.lexicon):
         return _DOES_NOT_APPLY  # "to the list" in the item, or "a dentist appointment"
+    keys = [w.key for w in words]
+    if any(_holds(keys[1:], place) for place in ctx.lexicon.destinations):
+        return _DOES_NOT_APPLY  # "add some salt to the soup": a recipe's step
     if _recurring(words, ctx.lexicon):
         return _fail(Reason.RECURRING)
     pieces = split_items(words, ctx.lexicon)

@@ -148,6 +148,7 @@ class Lexicon:
     title_joiners: frozenset[str]
     generic_events: frozenset[str]
     event_nouns: frozenset[str]
+    destinations: tuple[Phrase, ...]
     evening_titles: tuple[Phrase, ...]
     morning_titles: tuple[Phrase, ...]
     event_links: frozenset[str]
@@ -286,6 +287,7 @@ def load_lexicon(lang: str) -> Lexicon:
         title_joiners=_words(raw["title_joiners"]),
         generic_events=_words(raw["generic_events"]),
         event_nouns=_words(raw["event_nouns"]),
+        destinations=_phrases(raw["destinations"]),
         evening_titles=_phrases(raw["evening_titles"]),
         morning_titles=_phrases(raw["morning_titles"]),
         event_links=_words(raw["event_links"]),

@@ -346,6 +346,10 @@ def test_needing_anything_reads_the_whole_list(text: str) -> None:
         ("what groceries do I need", ShoppingList()),
         ("I need a reminder to call mom at 5", AgendaAdd(title="call mom", start=at(11, 30, 17))),
         ("add also butter", ShoppingAdd(item="butter")),
+        # foods named with a place in them are items
+        ("add corn on the cob", ShoppingAdd(item="corn on the cob")),
+        ("add pigs in a blanket", ShoppingAdd(item="pigs in a blanket")),
+        ("add baby wipes", ShoppingAdd(item="baby wipes")),
     ],
 )
 def test_more_kitchen_phrasings(text: str, expected: Command) -> None:
@@ -1116,6 +1120,11 @@ def test_negations_do_nothing(text: str) -> None:
         "I need help",
         "I need a break",
         "I need a hug",
+        "I have to pick up the kids",
+        # a recipe read aloud in the kitchen: where it goes is no list
+        "add some salt to the soup",
+        "add two cups of flour into the bowl",
+        "put the cheese in the fridge",
         # Whisper's mishearings of a leading "Add": never read as an add
         "and milk to the list",
         "at milk to the list",
