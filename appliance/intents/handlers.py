@@ -322,6 +322,8 @@ def _event_when(ctx: Context, words: list[Word], *, adding: bool) -> When | Outc
         or (metadata.get("require_when") and when.empty)
     ):
         if not (when.empty and _names_an_event(words, ctx.lexicon)):
+            if adding and when.empty and metadata.get("when_needed"):
+                return _fail(Reason.VAGUE_TIME, final=False)  # "remind me to call mom": when?
             return _DOES_NOT_APPLY
         if adding:  # "add a dentist appointment": an entry, but when?
             return _fail(Reason.VAGUE_TIME, final=False)

@@ -809,6 +809,8 @@ def test_what_is_not_a_time_on_its_own(text: str) -> None:
         "schedule a haircut",
         "book a table at the restaurant",
         "remind me about the meeting",
+        "remind me to water the plants",
+        "set a reminder to call mom",
         # a week or a month is no day
         "remind me next week to book the car service",
         "add dentist sometime this month",

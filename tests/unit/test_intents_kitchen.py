@@ -246,6 +246,11 @@ def test_a_reminder_without_a_date_is_not_an_entry(parser: IntentParser) -> None
     assert parser.parse("buy flowers on friday", now=NOW).commands == ()
     assert parser.parse("me lembra de ligar pra mãe", lang="pt", now=NOW).commands == ()
     assert parser.parse("lembrete de ligar pra mãe", lang="pt", now=NOW).commands == ()
+    # the reply asks for a day or a time, never says it only helps with lists
+    assert parser.parse("remind me to call mom", now=NOW).reason == "vague_time"
+    assert parser.parse("me lembra de ligar pra mãe", lang="pt", now=NOW).reason == "vague_time"
+    # a purchase is still an item
+    assert parser.parse("remind me to buy milk", now=NOW).commands == (c.ShoppingAdd(item="milk"),)
 
 
 def test_deleting_something_with_a_date_is_an_agenda_entry(parser: IntentParser) -> None:

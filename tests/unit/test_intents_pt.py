@@ -704,6 +704,7 @@ def test_o_que_nao_e_uma_hora_sozinha(text: str) -> None:
         "adiciona uma consulta no dentista",
         "marca uma reunião com a Ana",
         "agenda o cabeleireiro",
+        "me lembra de regar as plantas",
         # uma semana ou um mês não é um dia
         "me lembra semana que vem de ligar pro banco",
         "marca dentista mês que vem",
