@@ -13,7 +13,8 @@ import zoneinfo
 
 from appliance.actions.context import Context, Handler, Outcome
 from appliance.actions.items import item_key
-from appliance.intents.lexicon import entry_cores
+from appliance.intents.lexicon import LANGUAGES, load_lexicon
+from appliance.intents.text import fold
 from appliance.protocol.commands import AgendaAdd, AgendaList, AgendaMove, AgendaNext, AgendaRemove
 from appliance.protocol.receipts import ReceiptEvent
 from appliance.store import agenda as repo
@@ -131,6 +132,28 @@ async def next_(ctx: Context, cmd: AgendaNext) -> Outcome:
     if row is None:
         return Outcome("not_found", "no_upcoming_events")
     return Outcome("success", events=[receipt_event(row, ctx.tz)])
+
+
+def entry_cores(key: str) -> list[str]:
+    """The title an agenda entry is looked up by (an ``item_key``) less the words that
+    only say it is an entry, in any language (the lexicons' ``event_nouns``, and an
+    ``event_links`` word after a leading one): "dentist appointment" gives "dentist",
+    "reminder to call mom" "call mom", "consulta do dentista" "dentista". For when the
+    title as said finds no entry; none when no word goes."""
+    words = key.split()
+    folded = [fold(word) for word in words]
+    cores: list[str] = []
+    for lang in LANGUAGES:
+        lexicon = load_lexicon(lang)
+        start, end = 0, len(words)
+        if end > 2 and folded[0] in lexicon.event_nouns and folded[1] in lexicon.event_links:
+            start = 2  # "reminder to call mom"
+        if end - start > 1 and folded[end - 1] in lexicon.event_nouns:
+            end -= 1  # "dentist appointment"
+        core = item_key(" ".join(words[start:end]))
+        if core and core != key and core not in cores:
+            cores.append(core)
+    return cores
 
 
 async def _find(

@@ -143,10 +143,10 @@ class When:
             return self
         if (self.time.hour >= 12) == evening:
             return replace(self, other_time=None)
-        shift = self.other_time.hour - self.time.hour
+        # an end has its start's half whenever the start has another ("from 8 to 10")
         end = self.end_time
-        if end is not None and (end.hour >= 12) == (self.time.hour >= 12):
-            end = end.replace(hour=(end.hour + shift) % 24)  # "from 8 to 10": both move
+        if end is not None:
+            end = end.replace(hour=(end.hour + self.other_time.hour - self.time.hour) % 24)
         return replace(self, time=self.other_time, other_time=None, end_time=end)
 
     def end(self, start: dt.datetime | dt.date | None) -> dt.datetime | None:

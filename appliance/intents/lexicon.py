@@ -136,7 +136,6 @@ class Lexicon:
     item_bad_starts: frozenset[str]
     item_verbs: frozenset[str]
     request_verbs: frozenset[str]
-    question_starts: frozenset[str]
     not_items: frozenset[str]
     own_list_words: frozenset[str]
     time_marker: str
@@ -265,7 +264,6 @@ def load_lexicon(lang: str) -> Lexicon:
         item_bad_starts=_words(raw["item_bad_starts"]),
         item_verbs=_words(raw["item_verbs"]),
         request_verbs=_words(raw["request_verbs"]),
-        question_starts=_words(raw["question_starts"]),
         not_items=_words(raw["not_items"]),
         own_list_words=_words(raw["own_list_words"]),
         time_marker=fold(str(raw["time_marker"])),
@@ -294,27 +292,3 @@ def load_lexicon(lang: str) -> Lexicon:
         dates=_dates(raw["dates"]),
         raw=raw,
     )
-
-
-def entry_cores(key: str) -> list[str]:
-    """The title an agenda entry is looked up by (an ``item_key``) less the words that
-    only say it is an entry, in any language (the lexicons' ``event_nouns``, and an
-    ``event_links`` word after a leading one): "dentist appointment" gives "dentist",
-    "reminder to call mom" "call mom", "consulta do dentista" "dentista". For when the
-    title as said finds no entry; none when no word goes."""
-    from appliance.actions.items import item_key
-
-    words = key.split()
-    folded = [fold(word) for word in words]
-    cores: list[str] = []
-    for lang in LANGUAGES:
-        lexicon = load_lexicon(lang)
-        start, end = 0, len(words)
-        if end > 2 and folded[0] in lexicon.event_nouns and folded[1] in lexicon.event_links:
-            start = 2  # "reminder to call mom"
-        if end - start > 1 and folded[end - 1] in lexicon.event_nouns:
-            end -= 1  # "dentist appointment"
-        core = item_key(" ".join(words[start:end]))
-        if core and core != key and core not in cores:
-            cores.append(core)
-    return cores

@@ -948,23 +948,19 @@ def _with_verb(text: str) -> list[str]:
 
 
 def not_understood(decision: GateDecision, primary: Heard, lang: str) -> GateDecision:
-    """A ``chat`` decision on words said to a list or the agenda ("and a key on rice to
+    """A ``chat`` decision on words said to a list or the agenda ("and a kilo on rice to
     the shopping list": a request misheard past mending, its second look included) as
     a rejection, ``not_understood``: its reply says so and that nothing changed, where
-    chat's would say the node only helps with the list and the agenda. A question stays
-    chat ("what did I put on the list last week?": memory may answer it)."""
+    chat's would say the node only helps with the list and the agenda. A question
+    memory may answer stays chat ("what did I buy from the list last week?")."""
     from appliance.intents.lexicon import load_lexicon
     from appliance.intents.text import fold
+    from appliance.memory.answers import is_memory_question
 
-    text = primary.text.strip()
-    if decision.decision != "chat" or not primary.usable or text.endswith("?"):
+    if decision.decision != "chat" or not primary.usable:
         return decision
-    lexicon = load_lexicon(lang)
-    words = _WORD.findall(fold(text))
-    said = " ".join(words)
-    if not set(words) & lexicon.container_words or any(
-        said == q or said.startswith(f"{q} ") for q in lexicon.question_starts
-    ):
+    words = set(_WORD.findall(fold(primary.text)))
+    if not words & load_lexicon(lang).container_words or is_memory_question(primary.text, lang):
         return decision
     return replace(decision, decision="reject", reason="not_understood")
 

@@ -105,10 +105,10 @@ async def test_words_said_to_the_list_that_ask_nothing_are_not_understood(
     assert said == ["Sorry, I didn't understand that; nothing was changed."]
     assert await service.known_items("household") == []
 
-    # A question to the list stays chat: memory may answer it; no receipt
+    # A question to the list that memory may answer stays chat; no receipt
     turn = _turn(voice_engines, service)
     turn.start()
-    asked = speech.piper("what did I put on the shopping list last week?")
+    asked = speech.piper("what did I buy from the shopping list last week?")
     await _feed_paced(turn, speech.pad(asked, 300, 1500))
     result = await turn.run(_discard)
     assert (result.decision, result.receipts) == ("chat", [])
