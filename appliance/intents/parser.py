@@ -174,7 +174,52 @@ class IntentParser:
             return self._parse_negated(text, language, now)
         if isinstance(utterance, str):
             return ParseResult(None, None, utterance)
-        return self._match(language.templates.matcher, utterance, language, now)
+        result = self._match(language.templates.matcher, utterance, language, now)
+        if len(result.commands) > 1 or result.reason == Reason.TWO_REQUESTS:
+            return self._clauses(utterance, language, now) or result
+        return result
+
+    def _clauses(
+        self, utterance: Utterance, language: _Language, now: dt.datetime
+    ) -> ParseResult | None:
+        """One request said as two sentences of one kind, joined: "we need milk and we
+        need bread", "add milk, and put eggs on the list too", "Add milk. Add eggs."
+        (Whisper's full stop is a comma). Without this, "we need bread" was an item and
+        "add milk and add eggs" two requests. Split at the first conjunction where the
+        words before it are a request on their own and those after it one of the same
+        action (themselves split the same way); None where there is no such place: "add
+        milk and eggs" ("eggs" says nothing alone), "add milk and remove eggs" (two
+        actions, still refused)."""
+        words = utterance.words()
+        original = utterance.original
+        for word in words[1:-1]:
+            if word.key not in language.lexicon.conjunctions:
+                continue
+            left = self._parse_clause(original[: word.start], language, now)
+            if left is None:
+                continue
+            right = self._parse(original[word.end :], language, now)
+            action = left.commands[0].action
+            if right.negated or any(c.action != action for c in right.commands):
+                continue
+            if right.commands and all(hasattr(c, "item") for c in right.commands):
+                commands = (*left.commands, *right.commands)
+                ask = left.ask or right.ask
+                return ParseResult(
+                    None, action, Reason.MULTIPLE_ITEMS, left.matched_template, commands, ask
+                )
+        return None
+
+    def _parse_clause(self, text: str, language: _Language, now: dt.datetime) -> ParseResult | None:
+        """``text`` read as one request about items of one action, or None."""
+        utterance = prepare(text, language.lexicon)
+        if isinstance(utterance, str):
+            return None
+        result = self._match(language.templates.matcher, utterance, language, now)
+        commands = result.commands
+        if not commands or any(c.action != commands[0].action for c in commands):
+            return None
+        return result if all(hasattr(c, "item") for c in commands) else None
 
     def _parse_negated(self, text: str, language: _Language, now: dt.datetime) -> ParseResult:
         """A request said with a negation: refused, unless it is one of the sentences

@@ -27,6 +27,13 @@ _CONTEXT_RULES = (
     re.compile(r"(?<![^\W_])[-']|[-'](?![^\W_])"),
 )
 _SPACE_RUN = re.compile(r"\s+")
+# The end of a sentence with another after it ("Add milk. Add eggs.", "Can you add
+# milk? And eggs?"), which Whisper writes where a speaker paused: a comma, as said.
+# Not after a title's abbreviation ("Dr. Silva").
+_SENTENCE_BREAK = re.compile(
+    r"(?<![\w.])(?!(?:dr|dra|mr|mrs|ms|st|sr|sra|srta|jr|prof|profa)[.])"
+    r"(\w+)([.!?;]+)(?=\s+\w)"
+)
 
 
 def fold_char(char: str) -> str:
@@ -52,8 +59,10 @@ def _blank(match: re.Match[str]) -> str:
 
 
 def blank_punctuation(folded: str) -> str:
-    """Replace punctuation by spaces, keeping numbers, contractions and commas."""
+    """Replace punctuation by spaces, keeping numbers, contractions and commas; the
+    end of a sentence that another follows is a comma."""
     text = _DOT_MERIDIEM.sub(lambda m: m.group(1) + "m" + " " * (len(m.group(0)) - 2), folded)
+    text = _SENTENCE_BREAK.sub(lambda m: m.group(1) + "," + " " * (len(m.group(2)) - 1), text)
     text = "".join(c if (c.isalnum() or c.isspace() or c in _KEEP) else " " for c in text)
     for rule in _CONTEXT_RULES:
         text = rule.sub(_blank, text)

@@ -319,6 +319,17 @@ def test_sentences_the_verifier_confuses_are_understood_but_not_heard() -> None:
         assert en.accepts(text), text
 
 
+def test_fillers_before_a_form_the_grammar_lacks_are_the_parsers_alone() -> None:
+    """ "would you mind adding coffee to the list" is understood; the verifier keeps
+    the polite starts it was measured with ("could you ...")."""
+    en, pt = build_grammar("en", ["milk"]), build_grammar("pt", ["leite"])
+    assert en.accepts("could you add milk to the shopping list")
+    assert not en.accepts("would you mind add milk to the shopping list")
+    assert not en.accepts("do you mind add milk to the shopping list")
+    assert pt.accepts("você pode colocar leite na lista")
+    assert not pt.accepts("será que você pode colocar leite na lista")
+
+
 def test_a_number_takes_the_plural() -> None:
     """ "two liters of", "eight kilos of", "three apples"; never "eight kilo of rice"
     (what the verifier made of "a kilo of rice") or "eight egg". One thing whose plural

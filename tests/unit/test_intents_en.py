@@ -237,6 +237,7 @@ def test_several_items_work_for_other_shopping_actions() -> None:
         ("I picked up the bread just now", ShoppingComplete(item="bread")),
         ("mark eggs as done", ShoppingComplete(item="eggs")),
         ("check off milk", ShoppingComplete(item="milk")),
+        ("scratch the eggs", ShoppingRemove(item="eggs")),
         ("tick off the bread", ShoppingComplete(item="bread")),
         ("cross milk off my list", ShoppingComplete(item="milk")),
         ("check eggs off the shopping list", ShoppingComplete(item="eggs")),

@@ -52,6 +52,11 @@ def parser() -> IntentParser:
         ("tá acabando o açúcar", "pt", "açúcar"),
         ("a gente precisa de sabão", "pt", "sabão"),
         ("a gente precisa de café", "pt", "café"),
+        ("would you mind adding coffee to the shopping list", "en", "coffee"),
+        ("make a note to buy coffee", "en", "coffee"),
+        ("será que você pode colocar ovos na lista", "pt", "ovos"),
+        ("anota aí: comprar pão", "pt", "pão"),
+        ("faz uma anotação pra comprar café", "pt", "café"),
     ],
 )
 def test_needs_are_additions(parser: IntentParser, text: str, lang: str, item: str) -> None:
@@ -73,6 +78,16 @@ def test_needs_are_additions(parser: IntentParser, text: str, lang: str, item: s
         ("not out of milk", "en"),
         ("put the phone down", "en"),
         ("não preciso de pão", "pt"),
+        # what a person has not that no shop sells, and a day's plans
+        ("I have no idea", "en"),
+        ("there's no time", "en"),
+        ("we have no plans tomorrow", "en"),
+        ("there is no meeting on friday", "en"),
+        ("não tem problema", "pt"),
+        ("não tenho ideia", "pt"),
+        ("não tem reunião amanhã", "pt"),
+        ("falta pouco", "pt"),
+        ("falta uma hora pro jantar", "pt"),
     ],
 )
 def test_not_additions(parser: IntentParser, text: str, lang: str) -> None:
@@ -100,6 +115,90 @@ def test_what_is_no_longer_needed_is_a_removal_only_asked(
 
 
 @pytest.mark.parametrize(
+    ("text", "lang", "item", "negated"),
+    [
+        ("we have no milk", "en", "milk", True),
+        ("there's no more bread left", "en", "bread", True),
+        ("we don't have any coffee", "en", "coffee", True),
+        ("the milk ran out", "en", "milk", False),
+        ("the eggs are all gone", "en", "eggs", False),
+        ("não tem mais leite", "pt", "leite", True),
+        ("a gente não tem mais ovo", "pt", "ovo", True),
+        ("falta açúcar", "pt", "açúcar", False),
+    ],
+)
+def test_what_is_missing_is_an_addition_only_asked(
+    parser: IntentParser, text: str, lang: str, item: str, negated: bool
+) -> None:
+    """Said with a negation, or with any words before a verb ("the movie ran out"):
+    proposed, never run unasked."""
+    result = parser.parse(text, lang=lang)
+    assert result.commands == (c.ShoppingAdd(item=item),)
+    assert result.ask and result.negated == negated
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "expected"),
+    [
+        ("we need milk and we need bread", "en", ["milk", "bread"]),
+        ("we need milk, and we are out of eggs", "en", ["milk", "eggs"]),
+        ("add milk and put eggs on the list too", "en", ["milk", "eggs"]),
+        ("add milk and add eggs", "en", ["milk", "eggs"]),
+        ("Add milk. Add eggs.", "en", ["milk", "eggs"]),
+        ("Add milk. Also eggs.", "en", ["milk", "eggs"]),
+        ("Can you add milk? And eggs?", "en", ["milk", "eggs"]),
+        ("we need milk and we need bread and we need eggs", "en", ["milk", "bread", "eggs"]),
+        ("add mac and cheese and add bread", "en", ["mac and cheese", "bread"]),
+        ("precisamos de leite e precisamos de pão", "pt", ["leite", "pão"]),
+        ("adiciona leite e coloca ovos na lista", "pt", ["leite", "ovos"]),
+        ("adiciona leite. ovos também", "pt", ["leite", "ovos"]),
+    ],
+)
+def test_one_request_said_twice_is_one(
+    parser: IntentParser, text: str, lang: str, expected: list[str]
+) -> None:
+    """ "we need bread" is no item, nor are "add milk and add eggs" two requests."""
+    result = parser.parse(text, lang=lang, now=NOW)
+    assert result.commands == tuple(c.ShoppingAdd(item=item) for item in expected)
+    assert not result.ask
+
+
+def test_one_request_said_twice_keeps_its_amounts(parser: IntentParser) -> None:
+    result = parser.parse("add two liters of milk and add a dozen eggs", lang="en", now=NOW)
+    assert result.commands == (
+        c.ShoppingAdd(item="milk", quantity=2, unit="l"),
+        c.ShoppingAdd(item="eggs", quantity=1, unit="dozen"),
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "action"),
+    [
+        ("remove milk and remove eggs", "en", c.ShoppingRemove),
+        ("cross off milk and cross off eggs", "en", c.ShoppingComplete),
+    ],
+)
+def test_any_item_request_said_twice_is_one(
+    parser: IntentParser, text: str, lang: str, action: type[c.ShoppingRemove]
+) -> None:
+    result = parser.parse(text, lang=lang, now=NOW)
+    assert result.commands == (action(item="milk"), action(item="eggs"))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "add milk and remove eggs",
+        "add milk and remind me to call mom at 5",
+        "add milk and check the oven",
+    ],
+)
+def test_two_different_requests_stay_refused(parser: IntentParser, text: str) -> None:
+    result = parser.parse(text, lang="en", now=NOW)
+    assert result.commands == () and result.reason == "two_requests"
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "we don't need milk",  # a correction as likely as a wish: refused
@@ -108,6 +207,7 @@ def test_what_is_no_longer_needed_is_a_removal_only_asked(
         "we don't need anything anymore",
         "don't remove the milk",
         "we already have milk on the list",
+        "add milk and don't add eggs",
     ],
 )
 def test_other_negations_stay_refused(parser: IntentParser, text: str) -> None:
@@ -338,3 +438,19 @@ def test_more_of_something(parser: IntentParser, text: str, lang: str, expected:
     # "more" and "another" are not part of the item: "more apples" would be a second
     # item next to "apples"
     assert parser.parse(text, lang=lang, now=NOW).commands == (expected,)
+
+
+def test_a_full_stop_between_sentences_is_a_pause() -> None:
+    """Whisper ends a sentence where the speaker paused: read as a comma, unless it
+    ends a title's abbreviation."""
+    parser = IntentParser(timezone="UTC")
+    result = parser.parse("Remind me to call mom. Tomorrow at 5.", lang="en", now=NOW)
+    assert result.commands == (
+        c.AgendaAdd(title="call mom", start=dt.datetime(2026, 12, 1, 17, tzinfo=dt.UTC)),
+    )
+    result = parser.parse("add lunch with Dr. Silva tomorrow at noon", lang="en", now=NOW)
+    assert [cmd.title for cmd in result.commands if isinstance(cmd, c.AgendaAdd)] == [
+        "lunch with Dr. Silva"
+    ]
+    result = parser.parse("Okay. Add milk to the list. Thanks.", lang="en", now=NOW)
+    assert result.commands == (c.ShoppingAdd(item="milk"),)
