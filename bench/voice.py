@@ -128,6 +128,7 @@ async def hear(turn: Any, pcm: bytes) -> Any:
         turn.feed(pcm[start : start + CHUNK_BYTES])
         if turn.speech_ended.is_set():
             break
+        await turn.settle()
     turn.end_of_stream()
     return await turn.run(_discard)
 

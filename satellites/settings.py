@@ -149,10 +149,11 @@ class StreamSettings(BaseModel):
         "node is slow to say so.",
     )
     trailing_silence_ms: int = Field(
-        default=1_200,
+        default=2_000,
         ge=200,
         description="Silence after speech that ends the stream locally; longer than the "
-        "node's own, which normally decides first.",
+        "node's own, which normally decides first (its vad.hold_silence_ms included: a "
+        "pause after 'add milk and ...').",
     )
     no_speech_timeout_s: float = Field(
         default=6.0, gt=0, description="No speech at all after the wake: end the stream."

@@ -65,6 +65,14 @@ class VadSettings(BaseModel):
     trailing_silence_ms: int = Field(
         default=700, ge=100, le=5000, description="Silence after speech that ends it."
     )
+    hold_silence_ms: int = Field(
+        default=1500,
+        ge=100,
+        le=5000,
+        description="Silence after speech that ends it when the words so far stop "
+        "mid-sentence ('add milk and ...', 'remind me to ...'): the speaker is still "
+        "thinking. Never less than trailing_silence_ms.",
+    )
     min_speech_ms: int = Field(
         default=250,
         ge=32,
@@ -225,6 +233,7 @@ class Endpointer:
         self._confirmed = False
         self._end_byte: int | None = None
         self._paused_at: int | None = None  # silence run already reported as a pause
+        self._held: int | None = None  # silence run that ends at hold_silence_ms
         self._result: Event | None = None
         self.max_probability = 0.0
         self._levels: collections.deque[float] = collections.deque(maxlen=SPEECH_LEVEL_FRAMES)
@@ -249,6 +258,26 @@ class Endpointer:
     @property
     def speech_started(self) -> bool:
         return self._confirmed
+
+    @property
+    def pause_ms(self) -> float | None:
+        """Audio time at which the current pause began (a ``SpeechPaused`` was
+        reported for it and the speech has not resumed); None otherwise."""
+        if self._result is not None or self._paused_at is None:
+            return None
+        if self._paused_at != self._silence_start:
+            return None
+        return self._paused_at * FRAME_MS
+
+    def hold(self, pause_ms: float) -> bool:
+        """Let the pause that began at ``pause_ms`` (``pause_ms``) end the speech only
+        after ``hold_silence_ms``: the words so far stop mid-sentence. False if that
+        pause is over (the speech resumed, or it ended)."""
+        if self.pause_ms != pause_ms or self._silence_start is None:
+            return False
+        self._held = self._silence_start
+        log.debug("endpointer: holding the pause at %.0f ms", pause_ms)
+        return True
 
     @property
     def elapsed_ms(self) -> float:
@@ -403,7 +432,9 @@ class Endpointer:
     def _check_end(self, now: float) -> list[Event]:
         s = self.settings
         silence = self._silence_ms(now)
-        if self._silence_start is not None and silence >= s.trailing_silence_ms:
+        held = self._held is not None and self._held == self._silence_start
+        ends_at = max(s.hold_silence_ms, s.trailing_silence_ms) if held else s.trailing_silence_ms
+        if self._silence_start is not None and silence >= ends_at:
             self._end_utterance(self._silence_start)
             self._result = SpeechEnded(now, "silence", self._silence_start * FRAME_MS)
         elif self._onset is not None and now - self._onset * FRAME_MS >= s.max_utterance_ms:

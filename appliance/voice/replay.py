@@ -90,6 +90,8 @@ async def replay(
                     break
                 if realtime:
                     await asyncio.sleep(CHUNK_MS / 1000)
+                else:
+                    await turn.settle()
             turn.end_of_stream()
             result = await turn.run(_discard)
             _emit(result.to_json(str(path)), jsonl)

@@ -95,6 +95,9 @@ class Endpointer(Protocol):
     def utterance(self) -> bytes: ...
     def paused_utterance(self) -> bytes: ...
     def finish(self) -> Sequence[Any]: ...
+    @property
+    def pause_ms(self) -> float | None: ...
+    def hold(self, pause_ms: float) -> bool: ...
 
 
 class NarrationLike(Protocol):
@@ -312,6 +315,9 @@ class VoiceTurn:
         self.early_transcripts = 0
         """Whisper runs started at a pause (the last one is used when the pause was the end)."""
         self.used_early_transcript = False
+        self.held_pauses: set[float] = set()
+        """Pauses (their start, ms of audio) after words that stop mid-sentence, which
+        end the speech only after the longer ``hold_silence_ms``."""
 
     def utterance(self) -> bytes:
         """The audio the endpointer kept: pre-roll, speech, post-roll."""
@@ -403,6 +409,34 @@ class VoiceTurn:
         self._early = (pcm, job)
         self.early_transcripts += 1
         self._mark_now("whisper_started")
+        pause = self._endpointer.pause_ms
+        if not self.answer_only and pause is not None:
+            job.add_done_callback(functools.partial(self._hold_if_unfinished, pause))
+
+    def _hold_if_unfinished(self, pause_ms: float, job: asyncio.Future[TranscriptLike]) -> None:
+        """Hold the pause that began at ``pause_ms`` when Whisper's reading of the speech
+        before it stops mid-sentence ("add milk and ...", "remind me to ..."): the
+        speaker is thinking. Too late once the speech ended, or after a failure."""
+        if job.cancelled() or job.exception() is not None or self.speech_ended.is_set():
+            return
+        if pause_ms in self.held_pauses or not unfinished(job.result().text, self.lang):
+            return
+        if self._endpointer.hold(pause_ms):
+            self.held_pauses.add(pause_ms)
+            _LOGGER.debug("turn %s: words stop mid-sentence, waiting on", self.session_id)
+
+    async def settle(self) -> None:
+        """For audio fed faster than it is spoken (replay, benchmarks): wait for the
+        early transcript of the current pause, which a live stream gives the time of
+        its silence, so a pause after words that stop mid-sentence is held as it would
+        be live."""
+        pause = self._endpointer.pause_ms
+        if self._early is None or pause is None or self.speech_ended.is_set():
+            return
+        job = self._early[1]
+        if not job.done():
+            await asyncio.wait([job])
+        self._hold_if_unfinished(pause, job)
 
     async def _transcribe(self, utterance: bytes) -> TranscriptLike:
         if self._early is not None:
@@ -910,6 +944,19 @@ async def in_thread(iterator: Iterator[bytes], executor: Executor) -> AsyncItera
             return
         assert isinstance(item, bytes)  # noqa: S101
         yield item
+
+
+def unfinished(text: str, lang: str) -> bool:
+    """True if ``text`` stops mid-sentence: on one of the lexicon's ``unfinished_words``
+    ("add milk and", "remind me to", "add, um"), or trailing off ("add milk...")."""
+    from appliance.intents.lexicon import load_lexicon
+    from appliance.intents.text import fold, words_of
+
+    stripped = text.rstrip()
+    if stripped.endswith(("...", "\u2026")):
+        return True
+    words = [w.key for w in words_of(fold(stripped)) if w.key != ","]
+    return bool(words) and words[-1] in load_lexicon(lang).unfinished_words
 
 
 def _look_readings(

@@ -114,6 +114,43 @@ async def test_words_said_to_the_list_that_ask_nothing_are_not_understood(
     assert (result.decision, result.receipts) == ("chat", [])
 
 
+async def test_a_pause_after_words_that_stop_mid_sentence_is_held(
+    voice_engines: Engines,
+) -> None:
+    """A second of thought after "add milk and" ends no turn: the words after it are
+    part of the request (fed as fast as it decodes, waiting at each pause for its early
+    transcript as a live stream would: ``settle``)."""
+    audio = speech.concat(
+        speech.silence(300),
+        speech.piper("add milk and"),
+        speech.silence(1000),
+        speech.piper("eggs to the shopping list"),
+        speech.silence(2000),
+    )
+    turn = _turn(voice_engines, None)  # no database: nothing is acted on
+    turn.start()
+    for start in range(0, len(audio), CHUNK_BYTES):
+        turn.feed(audio[start : start + CHUNK_BYTES])
+        if turn.speech_ended.is_set():
+            break
+        await turn.settle()
+    turn.end_of_stream()
+    result = await turn.run(_discard)
+    assert len(turn.held_pauses) == 1
+    heard = result.transcripts["whisper"].lower()
+    assert "milk" in heard and "egg" in heard
+    # a finished request is not held: "add milk" then a second of silence ends it
+    turn = _turn(voice_engines, None)
+    turn.start()
+    audio = speech.concat(speech.silence(300), speech.piper("add milk"), speech.silence(1500))
+    for start in range(0, len(audio), CHUNK_BYTES):
+        turn.feed(audio[start : start + CHUNK_BYTES])
+        if turn.speech_ended.is_set():
+            break
+        await turn.settle()
+    assert turn.speech_ended.is_set() and not turn.held_pauses
+
+
 async def test_speech_after_a_pause_makes_the_early_transcript_stale(
     voice_engines: Engines,
 ) -> None:

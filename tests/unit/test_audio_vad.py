@@ -194,6 +194,55 @@ def test_a_pause_offers_the_utterance_so_far(model: FrameScorer) -> None:
     assert ep.paused_utterance() == b"" or ep.done
 
 
+def _hold_at_pauses(ep: Endpointer, audio: bytes) -> list[Event]:
+    """Feed ``audio``, holding each pause as it is reported (as a turn does when the
+    words before it stop mid-sentence)."""
+    events: list[Event] = []
+    for piece in chunks(audio, 2048):
+        new = ep.feed(piece)
+        events += new
+        for event in new:
+            if isinstance(event, SpeechPaused):
+                assert ep.pause_ms == event.silence_from_ms
+                assert ep.hold(event.silence_from_ms)
+    return events
+
+
+def test_a_held_pause_ends_the_speech_only_after_the_longer_silence(
+    model: FrameScorer,
+) -> None:
+    """A gap of a second after "add milk and" ends an utterance, unless it is held."""
+    first = sp.pad(sp.piper("add milk and"), 600, 0)
+    second = sp.pad(sp.piper("eggs to the shopping list"), 0, 1800)
+    audio = first + b"\0" * 32 * 1000 + second
+    plain = run(Endpointer(VadSettings(), model), audio)
+    ended = plain[-1]
+    assert isinstance(ended, SpeechEnded) and ended.at_ms < len(first) / 32 + 1000
+    ep = Endpointer(VadSettings(), model)
+    held = _hold_at_pauses(ep, audio)
+    ended = held[-1]
+    assert isinstance(ended, SpeechEnded)
+    assert ended.at_ms > (len(first) + len(second)) / 32 + 1000 - 1800  # after "eggs ..."
+    assert len(ep.utterance()) > len(first) + 32 * 1000
+    # a held pause that is the end ends at hold_silence_ms
+    ep = Endpointer(VadSettings(hold_silence_ms=1200), model)
+    events = _hold_at_pauses(ep, sp.pad(sp.piper("add milk and"), 600, 2000))
+    ended = events[-1]
+    assert isinstance(ended, SpeechEnded) and ended.speech_end_ms is not None
+    assert 1200 <= ended.at_ms - ended.speech_end_ms < 1200 + FRAME_MS
+
+
+def test_only_the_current_pause_can_be_held(model: FrameScorer) -> None:
+    ep = Endpointer(VadSettings(), model)
+    assert ep.pause_ms is None and not ep.hold(0.0)
+    events = run(ep, sp.pad(sp.piper("add milk"), 600, 400))
+    pause = next(e for e in events if isinstance(e, SpeechPaused))
+    assert not ep.hold(pause.silence_from_ms + FRAME_MS)  # not this pause
+    assert ep.hold(pause.silence_from_ms)
+    run(ep, sp.piper("and eggs"))  # the speech resumed: that pause is over
+    assert ep.pause_ms is None and not ep.hold(pause.silence_from_ms)
+
+
 def test_no_pause_when_it_is_not_shorter_than_the_end(model: FrameScorer) -> None:
     audio = sp.pad(sp.piper(COMMAND), 500, 1200)
     events = run(Endpointer(VadSettings(pause_ms=700), model), audio)
@@ -416,6 +465,7 @@ def test_settings_are_validated() -> None:
         VadSettings(min_speech_ms=2000, max_utterance_ms=1000)
     with pytest.raises(ValidationError):
         VadSettings(threshold=1.5)
+
     with pytest.raises(ValidationError):
         VadSettings.model_validate({"trailing_silence": 700})
     s = VadSettings()

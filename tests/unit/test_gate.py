@@ -28,7 +28,7 @@ from appliance.voice.gate import (
     tells_a_time,
     with_of,
 )
-from appliance.voice.turn import _look_readings
+from appliance.voice.turn import _look_readings, unfinished
 
 TZ = zoneinfo.ZoneInfo("Europe/London")
 NOW = dt.datetime(2026, 11, 30, 10, 0, tzinfo=TZ)
@@ -1014,3 +1014,27 @@ def test_only_chat_is_told_not_understood(parser: IntentParser) -> None:
     assert not_understood(asked, Heard("whisper", "and cheese to the shopping list"), "en") == asked
     silent = GateDecision("none", reason="no_speech")
     assert not_understood(silent, Heard("whisper", "", "no_speech"), "en") == silent
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "expected"),
+    [
+        ("Add milk and", "en", True),
+        ("remind me to", "en", True),
+        ("add two liters of", "en", True),
+        ("put, um,", "en", True),
+        ("Add milk and...", "en", True),
+        ("Add milk...", "en", True),
+        ("coloca leite e", "pt", True),
+        ("me lembra de", "pt", True),
+        ("marca o dentista amanhã às", "pt", True),
+        ("Add milk.", "en", False),
+        ("add milk and eggs", "en", False),
+        ("remind me to call mom at 5", "en", False),
+        ("", "en", False),
+        ("coloca leite", "pt", False),
+    ],
+)
+def test_words_that_stop_mid_sentence(text: str, lang: str, expected: bool) -> None:
+    """A pause after them is the speaker thinking (``VoiceTurn`` holds it)."""
+    assert unfinished(text, lang) is expected
