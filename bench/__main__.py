@@ -22,6 +22,7 @@ from bench import (
     soak,
     startup,
     voice,
+    voice_pauses,
     voice_phrasings,
     voice_pt,
     whisper,
@@ -38,6 +39,7 @@ BENCHMARKS: dict[str, Callable[[], dict[str, Any]]] = {
     "startup": startup.run,
     "voice": voice.run,
     "voice_pt": voice_pt.run,
+    "voice_pauses": voice_pauses.run,
     "voice_phrasings": voice_phrasings.run,
     "whisper": whisper.run,
 }

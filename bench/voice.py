@@ -36,7 +36,7 @@ import tempfile
 import time
 import uuid
 from collections import Counter
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -177,7 +177,10 @@ async def _run(
     conditions: tuple[str, ...] = tuple(CONDITIONS),
     commands: Sequence[str] = COMMANDS,
     not_commands: Sequence[str] = NOT_COMMANDS,
+    *,
+    vad: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
+    """``vad``: end-of-speech settings changed from the defaults."""
     from appliance.actions.service import ActionService
     from appliance.node import open_database
     from appliance.protocol.topics import Topics
@@ -188,6 +191,8 @@ async def _run(
 
     with tempfile.TemporaryDirectory(prefix="appliance-voice-") as tmp:
         settings = offline_verifier(Settings(data_dir=Path(tmp), timezone="UTC", language="en"))
+        if vad:
+            settings = settings.model_copy(update={"vad": settings.vad.model_copy(update=vad)})
         rss_before = _rss_mb()
         started = time.perf_counter()
         engines = await asyncio.to_thread(load_engines, settings)
@@ -223,6 +228,7 @@ async def _run(
                             known_items=await service.known_items("bench"),
                         )
                         result = await hear(turn, pcm)
+                        counts["held_turns"] += bool(turn.held_pauses)
                         groups = (condition, f"{voice_name}/{condition}", voice_name)
                         asked = said is not None and said.ask
                         right = tally(counts, parse, truth, result, groups, asked=asked)
@@ -258,6 +264,7 @@ async def _run(
         "whisper_only_acceptance_rate": round(counts["whisper_only_accepted"] / commands, 3),
         "whisper_only_wrong_actions": counts["whisper_only_wrong"],
         "decisions": {k[9:]: v for k, v in counts.items() if k.startswith("decision_")},
+        "held_turns": counts["held_turns"],
         "models_load_s": round(load_s, 2),
         "bench_process_rss_mb": {  # the node's own figures are in over_mqtt
             "before": round(rss_before),
