@@ -171,6 +171,21 @@ def tally(
     return right
 
 
+SUMMARY = (
+    "utterances",
+    "commands",
+    "acceptance_rate",
+    "acceptance_by",
+    "wrong_actions",
+    "whisper_only_acceptance_rate",
+    "whisper_only_wrong_actions",
+    "decisions",
+    "held_turns",
+    "failures",
+)
+"""The figures of ``_run`` that a benchmark of other utterances reports for each part."""
+
+
 async def _run(
     limit: int | None,
     voices: tuple[str, ...] = tuple(VOICES),

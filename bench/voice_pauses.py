@@ -38,16 +38,6 @@ PAUSED = [
     "add milk | and eggs to the shopping list",
 ]
 VOICES = ("piper", "piper_slow", "flite_slt", "flite_awb")
-_SUMMARY = (
-    "utterances",
-    "commands",
-    "acceptance_rate",
-    "acceptance_by",
-    "wrong_actions",
-    "decisions",
-    "held_turns",
-    "failures",
-)
 
 
 def _paused(say: Any) -> Any:
@@ -75,8 +65,8 @@ def run(limit: int | None = None) -> dict[str, Any]:
     plain = asyncio.run(voice._run(limit, ("piper", "flite_slt"), ("clean",)))
     return {
         "pause_ms": PAUSE_MS,
-        "held": {k: held[k] for k in _SUMMARY},
-        "not_held": {k: unheld[k] for k in _SUMMARY},
+        "held": {k: held[k] for k in voice.SUMMARY},
+        "not_held": {k: unheld[k] for k in voice.SUMMARY},
         "without_pauses": {
             k: plain[k] for k in ("utterances", "acceptance_rate", "wrong_actions", "held_turns")
         },

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from bench.voice import _run
+from bench.voice import SUMMARY, _run
 
 PHRASINGS = [
     "hey can you add peanut butter to the list",
@@ -113,24 +113,13 @@ UNKNOWN_ITEMS = [
     )
 ]  # fmt: skip
 VOICES = ("piper", "flite_slt", "flite_awb", "espeak_us")
-_SUMMARY = (
-    "utterances",
-    "commands",
-    "acceptance_rate",
-    "acceptance_by",
-    "wrong_actions",
-    "whisper_only_acceptance_rate",
-    "whisper_only_wrong_actions",
-    "decisions",
-    "failures",
-)
 
 
 def run(limit: int | None = None) -> dict[str, Any]:
     phrasings = asyncio.run(_run(limit, VOICES, ("clean",), PHRASINGS, NEAR_MISSES))
     unknown = asyncio.run(_run(limit, VOICES[:2], ("clean",), UNKNOWN_ITEMS, ()))
     return {
-        "phrasings": {k: phrasings[k] for k in _SUMMARY},
-        "unknown_items": {k: unknown[k] for k in _SUMMARY},
+        "phrasings": {k: phrasings[k] for k in SUMMARY},
+        "unknown_items": {k: unknown[k] for k in SUMMARY},
         "goals": {"wrong_actions": 0},
     }

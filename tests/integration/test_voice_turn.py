@@ -47,6 +47,17 @@ async def _feed_paced(turn: VoiceTurn, pcm: bytes) -> None:
     turn.end_of_stream()
 
 
+async def _feed_settled(turn: VoiceTurn, pcm: bytes) -> None:
+    """Feed 64 ms chunks as fast as they decode, waiting at each pause for its early
+    transcript as a live stream would (``VoiceTurn.settle``)."""
+    for start in range(0, len(pcm), CHUNK_BYTES):
+        turn.feed(pcm[start : start + CHUNK_BYTES])
+        if turn.speech_ended.is_set():
+            return
+        await turn.settle()
+    turn.end_of_stream()
+
+
 def _turn(engines: Engines, service: ActionService | None) -> VoiceTurn:
     return VoiceTurn(
         session_id=uuid.uuid4().hex[:12],
@@ -129,12 +140,7 @@ async def test_a_pause_after_words_that_stop_mid_sentence_is_held(
     )
     turn = _turn(voice_engines, None)  # no database: nothing is acted on
     turn.start()
-    for start in range(0, len(audio), CHUNK_BYTES):
-        turn.feed(audio[start : start + CHUNK_BYTES])
-        if turn.speech_ended.is_set():
-            break
-        await turn.settle()
-    turn.end_of_stream()
+    await _feed_settled(turn, audio)
     result = await turn.run(_discard)
     assert len(turn.held_pauses) == 1
     heard = result.transcripts["whisper"].lower()
@@ -143,12 +149,12 @@ async def test_a_pause_after_words_that_stop_mid_sentence_is_held(
     turn = _turn(voice_engines, None)
     turn.start()
     audio = speech.concat(speech.silence(300), speech.piper("add milk"), speech.silence(1500))
-    for start in range(0, len(audio), CHUNK_BYTES):
-        turn.feed(audio[start : start + CHUNK_BYTES])
-        if turn.speech_ended.is_set():
-            break
-        await turn.settle()
-    assert turn.speech_ended.is_set() and not turn.held_pauses
+    await _feed_settled(turn, audio)
+    assert not turn.held_pauses
+    # ended by its silence (700 ms), not by the end of the stream
+    marks = turn.milestones.marks
+    assert marks["end_of_speech"] - marks["speech_stopped"] == pytest.approx(704, abs=1)
+    await turn.run(_discard)
 
 
 async def test_speech_after_a_pause_makes_the_early_transcript_stale(
