@@ -142,7 +142,7 @@ class Lexicon:
     container_words: frozenset[str]
     quantities: Quantities
     conjunctions: frozenset[str]
-    unfinished_words: frozenset[str]
+    unfinished_words: tuple[Phrase, ...]
     compounds: tuple[Phrase, ...]
     location_markers: frozenset[str]
     title_joiners: frozenset[str]
@@ -281,7 +281,7 @@ def load_lexicon(lang: str) -> Lexicon:
             percent=_phrases(quantities["percent"]),
         ),
         conjunctions=_words(raw["conjunctions"]),
-        unfinished_words=_words(raw["unfinished_words"]),
+        unfinished_words=_phrases(raw["unfinished_words"]),
         compounds=_phrases(raw["compounds"]),
         location_markers=_words(raw["location_markers"]),
         title_joiners=_words(raw["title_joiners"]),

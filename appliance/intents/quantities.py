@@ -15,6 +15,9 @@ from appliance.intents.numbers import NumberSpan, format_number, number_spans
 from appliance.intents.text import Word, fold, span_text
 
 _UNITS: dict[str, str] = {fold(alias): unit for alias, unit in UNIT_BY_ALIAS.items()}
+_MEASURES = frozenset({"l", "ml", "kg", "g", "lb", "oz", "dozen", "gallon", "quart", "pint"})
+"""Units that only measure: said alone, what they measure is missing (a box, a bag or a
+jar may be the thing bought)."""
 
 
 @dataclass(frozen=True)
@@ -221,6 +224,8 @@ def parse_item(original: str, words: Sequence[Word], lexicon: Lexicon) -> ItemSp
         if index < len(words) and words[index].key in q.of:
             index += 1
         if index >= len(words):  # "two boxes": the unit word is the item
+            if unit in _MEASURES:  # never "add two liters", "add a dozen" (cut off)
+                return ItemSpec(name="")
             unit, index = None, unit_index
     name = display_name(span_text(original, list(words[index:])))
     return ItemSpec(name=name, quantity=quantity, unit=unit)

@@ -196,6 +196,8 @@ def samples(now: dt.datetime, names: Names = ENGLISH) -> dict[str, Receipt]:
         "two_requests": receipt("agenda.add", "rejected", "two_requests"),
         # "remind me in 10 minutes": of what?
         "agenda_add_untitled": receipt("agenda.add", "rejected", "missing_slot:title"),
+        # "add two liters": of what?
+        "shopping_add_no_item": receipt("shopping.add", "rejected", "missing_slot:item"),
         # agenda.list / next
         "agenda_today": receipt(
             "agenda.list", "success",

@@ -75,6 +75,10 @@ TEMPLATES: dict[Key, T] = {
     ("shopping.add", "needs_confirmation", ANY, ANY): T(
         "Did you want to add {items}?",
         "Você quis adicionar {items}?"),
+    # "add two liters", "add a dozen": of what? (missing_slot:item)
+    ("shopping.add", "rejected", "missing_slot", ANY): T(
+        "I didn't catch what to add; nothing was added.",
+        "Não entendi o que adicionar; nada foi adicionado."),
     ("shopping.add", "rejected", ANY, ANY): T(
         "Sorry, I couldn't add that to the shopping list.",
         "Desculpe, não consegui adicionar isso à lista de compras."),

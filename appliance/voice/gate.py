@@ -64,13 +64,20 @@ Sounds = Callable[[str], str | None]
 """A word's phones ("pears": "P EH R Z"), None when it has none."""
 REFUSALS = frozenset({"negated", "unknown_list"})
 EXPLAINED = frozenset(
-    {"vague_time", "recurring", "unsupported_range", "two_requests", "missing_slot:title"}
+    {
+        "vague_time",
+        "recurring",
+        "unsupported_range",
+        "two_requests",
+        "missing_slot:title",
+        "missing_slot:item",
+    }
 )
 """Why the parser can do nothing with a request it understood ("remind me to call mom
 later": no day or time; "yoga every tuesday"; "add eggs and remind me to call mom at
-5": two requests in one; "remind me in 10 minutes": of what?): on engine A's word
-alone, such a turn is refused with that reason, which its reply explains (nothing
-changes either way)."""
+5": two requests in one; "remind me in 10 minutes", "add two liters": of what?): on
+engine A's word alone, such a turn is refused with that reason, which its reply
+explains (nothing changes either way)."""
 
 
 WEAK = "weak"

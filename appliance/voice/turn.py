@@ -419,7 +419,9 @@ class VoiceTurn:
         speaker is thinking. Too late once the speech ended, or after a failure."""
         if job.cancelled() or job.exception() is not None or self.speech_ended.is_set():
             return
-        if pause_ms in self.held_pauses or not unfinished(job.result().text, self.lang):
+        if pause_ms in self.held_pauses:
+            return
+        if not unfinished(job.result().text, self.lang, self.engines.parse(self.lang)):
             return
         if self._endpointer.hold(pause_ms):
             self.held_pauses.add(pause_ms)
@@ -946,17 +948,24 @@ async def in_thread(iterator: Iterator[bytes], executor: Executor) -> AsyncItera
         yield item
 
 
-def unfinished(text: str, lang: str) -> bool:
+def unfinished(text: str, lang: str, parse: Parse | None = None) -> bool:
     """True if ``text`` stops mid-sentence: on one of the lexicon's ``unfinished_words``
-    ("add milk and", "remind me to", "add, um"), or trailing off ("add milk...")."""
+    ("add milk and", "remind me to", "add, um", "remind me"), trailing off ("add
+    milk..."), or, read by ``parse``, a request without its item or title ("add two
+    liters", "remind me in ten minutes": ``missing_slot``)."""
     from appliance.intents.lexicon import load_lexicon
-    from appliance.intents.text import fold, words_of
+    from appliance.intents.text import words_of
 
     stripped = text.rstrip()
     if stripped.endswith(("...", "\u2026")):
         return True
-    words = [w.key for w in words_of(fold(stripped)) if w.key != ","]
-    return bool(words) and words[-1] in load_lexicon(lang).unfinished_words
+    words = tuple(w.key for w in words_of(stripped) if w.key != ",")
+    if not words:
+        return False
+    if any(words[-len(p) :] == p for p in load_lexicon(lang).unfinished_words):
+        return True
+    reason = getattr(parse(stripped), "reason", None) if parse is not None else None
+    return isinstance(reason, str) and reason.startswith("missing_slot")
 
 
 def _look_readings(

@@ -149,6 +149,10 @@ def test_a_request_understood_but_not_doable_is_refused_with_why(parser: IntentP
     untitled = gate(parser, "Remind me in 10 minutes.", "")
     assert (untitled.decision, untitled.reason) == ("reject", "missing_slot:title")
     assert gate(parser, "Me lembra amanhã às 5.", "", "pt").reason == "missing_slot:title"
+    # an amount of nothing, said alone or cut off: the reply asks what to add
+    amount = gate(parser, "Add two liters.", "")
+    assert (amount.decision, amount.reason, amount.commands) == ("reject", "missing_slot:item", ())
+    assert gate(parser, "Adiciona uma dúzia.", "", "pt").reason == "missing_slot:item"
     # chatter stays chatter
     assert gate(parser, "What a lovely day.", "").decision == "chat"
 
@@ -1033,8 +1037,31 @@ def test_only_chat_is_told_not_understood(parser: IntentParser) -> None:
         ("remind me to call mom at 5", "en", False),
         ("", "en", False),
         ("coloca leite", "pt", False),
+        ("Add", "en", True),
+        ("remind me", "en", True),
+        ("me lembra", "pt", True),
+        ("what do we need", "en", False),
+        ("what should I remind", "en", False),
     ],
 )
 def test_words_that_stop_mid_sentence(text: str, lang: str, expected: bool) -> None:
     """A pause after them is the speaker thinking (``VoiceTurn`` holds it)."""
     assert unfinished(text, lang) is expected
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "expected"),
+    [
+        ("Add two liters.", "en", True),  # "... of milk" to come
+        ("check off that", "en", True),
+        ("Remind me in ten minutes.", "en", True),
+        ("adiciona uma dúzia", "pt", True),
+        ("Add two liters of milk.", "en", False),
+        ("What a lovely day.", "en", False),
+    ],
+)
+def test_a_request_without_its_item_stops_mid_sentence(
+    parser: IntentParser, text: str, lang: str, expected: bool
+) -> None:
+    parse = functools.partial(parser.parse, lang=lang, now=NOW)
+    assert unfinished(text, lang, parse) is expected
