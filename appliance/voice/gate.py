@@ -709,6 +709,14 @@ _UNITS = sorted((u for u in UNIT_BY_ALIAS if len(u) > 2), key=len, reverse=True)
 _UNIT_ON = re.compile(rf"\b({'|'.join(_UNITS)}) (?:on|in)\b", re.I)
 _FREE = re.compile(r"\b(add|and|put|buy|get|need|at) free(?= \w)", re.I)
 _REMINDED = re.compile(r"^reminded(?= me\b)", re.I)
+# "and" heard as "in" between two items, after a pause more often than not ("add milk
+# in eggs", "bread butter in cheese"): never before an article, a possessive or a count
+# ("pigs in a blanket", "remind me in ten minutes").
+_IN_FOR_AND = re.compile(
+    r"(?<=[a-z]) in (?!(?:a|an|the|my|our|your|this|that|one|two|three|four|five|six|"
+    r"seven|eight|nine|ten|half|\d)\b)(?=[a-z])",
+    re.I,
+)
 _TARGET_AFTER = re.compile(r"\b(to|on|onto)\b.*\b(list|calendar|agenda)\b", re.I)
 
 
@@ -760,8 +768,8 @@ def mended_words(text: str, pauses: Sequence[tuple[str, str]] = ()) -> str:
     left as they are: "of" heard as "on" or "in" ("we're out in coffee", "two liters on
     milk"), "where out of" and "jack off the milk" (for "we're out of", "check off the
     milk"), "free" for "three" after a verb or "at" ("add free apples", "at free 30"),
-    "reminded me" (for "remind me"), and the commas of a list where the verifier heard
-    its pauses (``listed``)."""
+    "reminded me" (for "remind me"), "in" for "and" between two items ("add milk in
+    eggs"), and the commas of a list where the verifier heard its pauses (``listed``)."""
     mended = listed(text.strip(), pauses)
     mended = _WHERE_OUT.sub("we're", mended)
     mended = _FREE.sub(r"\1 three", mended)
@@ -769,7 +777,7 @@ def mended_words(text: str, pauses: Sequence[tuple[str, str]] = ()) -> str:
     mended = _OFF.sub(lambda m: _CHECK_OFF[m.group(1).lower()], mended)
     for pattern in (_OUT_ON, _UNIT_ON):
         mended = pattern.sub(r"\1 of", mended)
-    return mended
+    return _IN_FOR_AND.sub(" and ", mended)
 
 
 _COUNTS = (

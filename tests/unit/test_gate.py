@@ -741,6 +741,24 @@ def test_a_missing_verb_or_a_misheard_of_counts_only_with_the_verifiers_same_com
     assert gate(parser, "add free apples to my list", "add two apples to my list").decision != "act"
     assert gate(parser, "add free range eggs to my list", None).decision != "act"
     assert mended_words("add sugar free gum") == "add sugar free gum"
+    # "and" heard as "in" between two items, never before an article or a count
+    both = gate(parser, "add milk in eggs to the shopping list", "add milk and eggs to the list")
+    assert both.decision == "act"
+    assert both.commands == (c.ShoppingAdd(item="milk"), c.ShoppingAdd(item="eggs"))
+    three = gate(
+        parser, "add bread butter in cheese to the shopping list",
+        "add bread, butter and cheese to the shopping list", pauses=[("bread", "butter")],
+    )  # fmt: skip
+    assert three.decision == "act" and len(three.commands) == 3
+    assert (
+        gate(parser, "add milk in eggs to the list", "add milk and tea to the list").decision
+        != "act"
+    )
+    assert mended_words("add pigs in a blanket") == "add pigs in a blanket"
+    assert mended_words("remind me in ten minutes to call mom") == (
+        "remind me in ten minutes to call mom"
+    )
+    assert mended_words("we are out in coffee") == "we are out of coffee"
     reminded = gate(
         parser, "reminded me to take out the trash tonight at eight",
         "remind me to take out the trash tonight at eight",
