@@ -78,6 +78,9 @@ _UNIT_ALIASES = {
     "bar": ("bar", "bars", "barra", "barras"),
     "tray": ("tray", "trays", "bandeja", "bandejas"),
 }  # fmt: skip
+MEASURES = frozenset({"l", "ml", "kg", "g", "lb", "oz", "dozen", "gallon", "quart", "pint"})
+"""The units that only measure: said alone ("add two liters"), what they measure is
+missing; a box, a bag or a jar may itself be the thing bought."""
 UNIT_BY_ALIAS: dict[str, str] = {
     alias: unit for unit, aliases in _UNIT_ALIASES.items() for alias in aliases
 }

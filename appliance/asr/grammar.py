@@ -1183,10 +1183,6 @@ _NOT_A_START = frozenset({"yes", "yeah", "no", "sim", "não", "nao"})  # answers
 # "go and" and "go" are Whisper's readings of "oh, and" and "oh" on flite's voices, which
 # the parser drops; the verifier has "oh and" and "oh" for them.
 _WHISPER_READINGS = frozenset({"go and", "go"})
-# Said before a form of a request the grammar does not have ("would you mind adding
-# coffee to the list", "será que você pode ..."): the parser's alone, which keeps the
-# verifier's search as it was measured.
-_PARSER_ONLY = frozenset({"would you mind", "do you mind", "será que", "sera que"})
 
 
 def _polite_start(lang: str) -> Node:
@@ -1201,11 +1197,12 @@ def _polite_start(lang: str) -> Node:
         unique = dict.fromkeys(str(t).lower() for t in texts)
         return tuple(_seq(Word(w) for w in t.split()) for t in unique if t and t not in skip)
 
+    unheard = frozenset(str(t).lower() for t in fillers.get("unheard", ()))
     leading = phrases(
         (*fillers.get("leading", ()), *raw["negation"].get("exempt", ())),
-        _HESITATIONS | _NOT_A_START | _WHISPER_READINGS | _PARSER_ONLY,
+        _HESITATIONS | _NOT_A_START | _WHISPER_READINGS | unheard,
     )
-    anywhere = phrases(fillers.get("anywhere", ()), _HESITATIONS | _PARSER_ONLY)
+    anywhere = phrases(fillers.get("anywhere", ()), _HESITATIONS | unheard)
     return Alt((Seq((Alt(leading), Alt(anywhere, optional=True))), Alt(anywhere)))
 
 

@@ -270,12 +270,12 @@ class Endpointer:
         return self._paused_at * FRAME_MS
 
     def hold(self, pause_ms: float) -> bool:
-        """Let the pause that began at ``pause_ms`` (``pause_ms``) end the speech only
-        after ``hold_silence_ms``: the words so far stop mid-sentence. False if that
-        pause is over (the speech resumed, or it ended)."""
-        if self.pause_ms != pause_ms or self._silence_start is None:
+        """Let the pause that began at ``pause_ms`` (as the ``pause_ms`` property gave
+        it) end the speech only after ``hold_silence_ms``: the words so far stop
+        mid-sentence. False if that pause is over (the speech resumed, or it ended)."""
+        if self.pause_ms != pause_ms:
             return False
-        self._held = self._silence_start
+        self._held = self._paused_at
         log.debug("endpointer: holding the pause at %.0f ms", pause_ms)
         return True
 

@@ -195,31 +195,23 @@ class IntentParser:
         for word in words[1:-1]:
             if word.key not in language.lexicon.conjunctions:
                 continue
-            left = self._parse_clause(original[: word.start], language, now)
-            if left is None:
+            # the words before: one request, matched as is (its own parts are not
+            # split again); those after: any reading, split the same way
+            before = prepare(original[: word.start], language.lexicon)
+            if isinstance(before, str):
+                continue
+            left = self._match(language.templates.matcher, before, language, now)
+            action = _item_action(left.commands)
+            if action is None:
                 continue
             right = self._parse(original[word.end :], language, now)
-            action = left.commands[0].action
-            if right.negated or any(c.action != action for c in right.commands):
-                continue
-            if right.commands and all(hasattr(c, "item") for c in right.commands):
+            if not right.negated and _item_action(right.commands) == action:
                 commands = (*left.commands, *right.commands)
                 ask = left.ask or right.ask
                 return ParseResult(
                     None, action, Reason.MULTIPLE_ITEMS, left.matched_template, commands, ask
                 )
         return None
-
-    def _parse_clause(self, text: str, language: _Language, now: dt.datetime) -> ParseResult | None:
-        """``text`` read as one request about items of one action, or None."""
-        utterance = prepare(text, language.lexicon)
-        if isinstance(utterance, str):
-            return None
-        result = self._match(language.templates.matcher, utterance, language, now)
-        commands = result.commands
-        if not commands or any(c.action != commands[0].action for c in commands):
-            return None
-        return result if all(hasattr(c, "item") for c in commands) else None
 
     def _parse_negated(self, text: str, language: _Language, now: dt.datetime) -> ParseResult:
         """A request said with a negation: refused, unless it is one of the sentences
@@ -265,6 +257,15 @@ class IntentParser:
         intent = candidate.intent if "." in candidate.intent else None  # not "unknown_list"
         template = language.templates.as_written(candidate.template)
         return ParseResult(None, intent, outcome.reason, template)
+
+
+def _item_action(commands: tuple[Command, ...]) -> str | None:
+    """The one action of ``commands`` when each of them names an item ("add milk", "add
+    eggs"); None for none, mixed actions, or a read of the whole list."""
+    actions = {c.action for c in commands}
+    if len(actions) != 1 or any(getattr(c, "item", None) is None for c in commands):
+        return None
+    return actions.pop()
 
 
 def _success(

@@ -9,15 +9,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from appliance.actions.items import UNIT_BY_ALIAS, display_name
+from appliance.actions.items import MEASURES, UNIT_BY_ALIAS, display_name
 from appliance.intents.lexicon import Lexicon, Phrase, Quantities
 from appliance.intents.numbers import NumberSpan, format_number, number_spans
 from appliance.intents.text import Word, fold, span_text
 
 _UNITS: dict[str, str] = {fold(alias): unit for alias, unit in UNIT_BY_ALIAS.items()}
-_MEASURES = frozenset({"l", "ml", "kg", "g", "lb", "oz", "dozen", "gallon", "quart", "pint"})
-"""Units that only measure: said alone, what they measure is missing (a box, a bag or a
-jar may be the thing bought)."""
 
 
 @dataclass(frozen=True)
@@ -224,7 +221,7 @@ def parse_item(original: str, words: Sequence[Word], lexicon: Lexicon) -> ItemSp
         if index < len(words) and words[index].key in q.of:
             index += 1
         if index >= len(words):  # "two boxes": the unit word is the item
-            if unit in _MEASURES:  # never "add two liters", "add a dozen" (cut off)
+            if unit in MEASURES:  # never "add two liters", "add a dozen" (cut off)
                 return ItemSpec(name="")
             unit, index = None, unit_index
     name = display_name(span_text(original, list(words[index:])))

@@ -95,45 +95,34 @@ def test_not_additions(parser: IntentParser, text: str, lang: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "lang", "item", "negated"),
+    ("text", "lang", "expected", "negated"),
     [
-        ("we don't need bread anymore", "en", "bread", True),
-        ("I don't need milk on the list any more", "en", "milk", True),
-        ("we no longer need eggs", "en", "eggs", True),
-        ("we already have milk", "en", "milk", False),
-        ("we've got butter already", "en", "butter", False),
-        ("a gente não precisa mais de leite", "pt", "leite", True),
-        ("já temos arroz", "pt", "arroz", False),
+        # no longer needed: a removal
+        ("we don't need bread anymore", "en", c.ShoppingRemove(item="bread"), True),
+        ("I don't need milk on the list any more", "en", c.ShoppingRemove(item="milk"), True),
+        ("we no longer need eggs", "en", c.ShoppingRemove(item="eggs"), True),
+        ("we already have milk", "en", c.ShoppingRemove(item="milk"), False),
+        ("we've got butter already", "en", c.ShoppingRemove(item="butter"), False),
+        ("a gente não precisa mais de leite", "pt", c.ShoppingRemove(item="leite"), True),
+        ("já temos arroz", "pt", c.ShoppingRemove(item="arroz"), False),
+        # missing, said with a negation or with any words before a verb ("the movie ran
+        # out"): an addition
+        ("we have no milk", "en", c.ShoppingAdd(item="milk"), True),
+        ("there's no more bread left", "en", c.ShoppingAdd(item="bread"), True),
+        ("we don't have any coffee", "en", c.ShoppingAdd(item="coffee"), True),
+        ("the milk ran out", "en", c.ShoppingAdd(item="milk"), False),
+        ("the eggs are all gone", "en", c.ShoppingAdd(item="eggs"), False),
+        ("não tem mais leite", "pt", c.ShoppingAdd(item="leite"), True),
+        ("a gente não tem mais ovo", "pt", c.ShoppingAdd(item="ovo"), True),
+        ("falta açúcar", "pt", c.ShoppingAdd(item="açúcar"), False),
     ],
 )
-def test_what_is_no_longer_needed_is_a_removal_only_asked(
-    parser: IntentParser, text: str, lang: str, item: str, negated: bool
+def test_what_is_no_longer_needed_or_missing_is_only_asked(
+    parser: IntentParser, text: str, lang: str, expected: c.Command, negated: bool
 ) -> None:
+    """Proposed, never run unasked."""
     result = parser.parse(text, lang=lang)
-    assert result.commands == (c.ShoppingRemove(item=item),)
-    assert result.ask and result.negated == negated
-
-
-@pytest.mark.parametrize(
-    ("text", "lang", "item", "negated"),
-    [
-        ("we have no milk", "en", "milk", True),
-        ("there's no more bread left", "en", "bread", True),
-        ("we don't have any coffee", "en", "coffee", True),
-        ("the milk ran out", "en", "milk", False),
-        ("the eggs are all gone", "en", "eggs", False),
-        ("não tem mais leite", "pt", "leite", True),
-        ("a gente não tem mais ovo", "pt", "ovo", True),
-        ("falta açúcar", "pt", "açúcar", False),
-    ],
-)
-def test_what_is_missing_is_an_addition_only_asked(
-    parser: IntentParser, text: str, lang: str, item: str, negated: bool
-) -> None:
-    """Said with a negation, or with any words before a verb ("the movie ran out"):
-    proposed, never run unasked."""
-    result = parser.parse(text, lang=lang)
-    assert result.commands == (c.ShoppingAdd(item=item),)
+    assert result.commands == (expected,)
     assert result.ask and result.negated == negated
 
 
