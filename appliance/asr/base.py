@@ -65,6 +65,9 @@ class Hints:
     """Items on the list and past items, to bias toward."""
     prompt: str | None = None
     """Extra free text to bias toward (an engine may ignore it)."""
+    vocabulary: str | None = None
+    """Words to bias toward instead of the engine's own command vocabulary (the
+    answers to a yes/no question); None: the command vocabulary."""
 
 
 class AsrError(ApplianceError):

@@ -664,7 +664,7 @@ class WhisperEngine:
         model = self.load(lang, second=second)
         key = lang + (SECOND if second else "")
         bias = bias_text(
-            s.vocabulary.get(lang, ""),
+            s.vocabulary.get(lang, "") if hints.vocabulary is None else hints.vocabulary,
             hints.items,
             max_items=s.max_bias_items,
             max_chars=s.max_bias_chars,

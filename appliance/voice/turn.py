@@ -194,8 +194,8 @@ class Engines:
     endpointer: Callable[[], Endpointer]
     narrator: Narrator
     speaker: Speaker
-    hints: Callable[[str, Sequence[str]], Any]
-    """(language, known items) -> the primary engine's hints."""
+    hints: Callable[[str, Sequence[str], Expect], Any]
+    """(language, known items, what is expected) -> the primary engine's hints."""
     parse: Callable[[str], Parse]
     """language -> text parser for the gate, bound to the current time."""
     executor: Executor
@@ -402,7 +402,7 @@ class VoiceTurn:
         if not pcm:
             return
         loop = asyncio.get_running_loop()
-        hints = self.engines.hints(self.lang, self.known_items)
+        hints = self.engines.hints(self.lang, self.known_items, self.expect)
         job = loop.run_in_executor(
             self.engines.executor, self.engines.primary.transcribe, pcm, hints
         )
@@ -450,7 +450,7 @@ class VoiceTurn:
             # The speech went on after that pause: the early transcript is stale.
             job.add_done_callback(_discard_result)
         loop = asyncio.get_running_loop()
-        hints = self.engines.hints(self.lang, self.known_items)
+        hints = self.engines.hints(self.lang, self.known_items, self.expect)
         self._mark_now("whisper_started")
         return await loop.run_in_executor(
             self.engines.executor, self.engines.primary.transcribe, utterance, hints
@@ -750,7 +750,7 @@ class VoiceTurn:
     ) -> tuple[GateDecision, str] | None:
         """Whisper again with its larger model; its gate decision when that one acts."""
         loop = asyncio.get_running_loop()
-        hints = self.engines.hints(self.lang, self.known_items)
+        hints = self.engines.hints(self.lang, self.known_items, self.expect)
         transcribe = functools.partial(self.engines.primary.transcribe, second=True)
         second_t = await loop.run_in_executor(
             self.engines.executor, transcribe, self.utterance(), hints

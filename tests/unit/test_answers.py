@@ -22,6 +22,9 @@ from appliance.voice.answers import combine, parse_answer
         "go for it",
         "Sure, why not.",
         "OK, do it.",
+        # Whisper writes a word said once in noise twice or three times
+        "sure sure",
+        "okay, okay",
     ],
 )
 def test_english_yes(text: str) -> None:
@@ -49,7 +52,9 @@ def test_english_no(text: str) -> None:
     assert parse_answer(text, "en") == "no"
 
 
-@pytest.mark.parametrize("text", ["Sim.", "isso mesmo", "pode", "Claro!", "pode sim", "é isso"])
+@pytest.mark.parametrize(
+    "text", ["Sim.", "isso mesmo", "pode", "Claro!", "pode sim", "é isso", "claro claro"]
+)
 def test_portuguese_yes(text: str) -> None:
     assert parse_answer(text, "pt") == "yes"
 

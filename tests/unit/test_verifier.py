@@ -143,24 +143,27 @@ def test_the_engine_hears_noisy_audio_through_the_noise_suppression() -> None:
     noise = speech.white_noise(1_500, dbfs=-30.0, seed=4)
     quiet = speech.concat(speech.silence(400), speech.tone(1_000, dbfs=-20.0))
     hiss = speech.white_noise(2_000, dbfs=-70.0, seed=5)  # a quiet room's microphone
-    for suppress, audio, expect_denoised in [
-        (True, noise, True),
-        (False, noise, False),
-        (True, quiet, False),  # digital silence before the sound: nothing to remove
-        (True, hiss, False),
-        (True, b"\x01\x00" * 800, False),  # shorter than the floor's window
+    for suppress, audio, expect, expect_denoised in [
+        (True, noise, "command", True),
+        (False, noise, "command", False),
+        (True, noise, "answer", False),  # a yes or no is heard raw
+        (True, noise, "time", True),
+        (True, quiet, "command", False),  # digital silence before the sound: nothing to remove
+        (True, hiss, "command", False),
+        (True, b"\x01\x00" * 800, "command", False),  # shorter than the floor's window
     ]:
         engine = FakeEngine(VerifierSettings(max_final_ms=2_000, denoise=suppress))
         engine.fail_on_ff = False  # denoised audio may well start with a -1
-        engine.start()
+        engine.start(expect=expect)
         for chunk in pcm_chunks(audio, 2048):
             engine.accept(chunk)
         transcript = engine.finish()
         assert transcript.text == f"{len(audio)} bytes"  # every sample, once
         assert transcript.details["denoised"] is expect_denoised
+        if audio is noise and suppress:  # measured, whatever is then heard
+            assert transcript.details["noise_floor_dbfs"] > -33
         if expect_denoised:
             assert rms_dbfs(engine.heard[16_000:]) < rms_dbfs(audio[16_000:]) - 30
-            assert transcript.details["noise_floor_dbfs"] > -33
         else:
             assert engine.heard == audio
         engine.close()

@@ -29,6 +29,7 @@ from appliance.asr.whisper import (
     default_model_en,
     normalize_text,
 )
+from appliance.voice.answers import ANSWER_WORDS, parse_answer
 from tests.support import speech as sp
 
 pytestmark = pytest.mark.slow
@@ -144,6 +145,16 @@ def test_noisy_command(engine: WhisperEngine) -> None:
             assert_heard("remove eggs from the shopping list", result)
             return
     assert_heard("remove eggs from the shopping list", result)
+
+
+def test_an_answer_is_heard_with_the_answers_words(engine: WhisperEngine) -> None:
+    # flite's "yes" in white noise: with the commands' words tiny.en hears "mess"
+    if not sp.have_flite():
+        pytest.skip("flite is not installed")
+    audio = sp.add_white_noise(sp.pad(sp.flite("yes"), 300, 1200), 20)
+    result = engine.transcribe(audio, Hints(vocabulary=ANSWER_WORDS["en"]))
+    assert result.details["bias_chars"] == len(ANSWER_WORDS["en"])
+    assert parse_answer(result.text, "en") == "yes"
 
 
 @pytest.mark.parametrize(
