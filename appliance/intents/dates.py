@@ -55,6 +55,7 @@ class Fragment:
     part: str | None = None  # the part of the day said: a key of PART_MERIDIEM
     duration: int | None = None
     ahead: int | None = None  # minutes from now: "in 20 minutes", "daqui a meia hora"
+    guess: bool = False  # the day may be another: "next friday" said on a monday
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,9 @@ class When:
     """A when said without a day or a time ("in a bit", "daqui a pouco": the lexicon's
     ``vague_times``), outside the date/time expressions."""
     fragments: tuple[Fragment, ...] = field(default=())
+    guess: bool = False
+    """The day said may be another: "next friday" said earlier in the same week may
+    mean that week's friday (the date) or the next week's."""
 
     @property
     def empty(self) -> bool:
@@ -427,11 +431,16 @@ class DateGrammar:
             if duration is None:
                 return None
             ahead, duration = duration, None
+        # "next friday" said on a monday: this week's friday (the date), or next week's
+        near = (
+            "wdnear" in g and date is not None and date.isocalendar()[:2] == today.isocalendar()[:2]
+        )
         return Fragment(
             start=start,
             end=end,
             date=date,
             label=label,
+            guess=near,
             time=time,
             end_time=end_time,
             part=part,
@@ -522,6 +531,7 @@ class DateGrammar:
         return When(
             date=dates[0].date if dates else None,
             label=dates[0].label if dates else None,
+            guess=bool(dates) and dates[0].guess,
             time=time,
             end_time=end_time,
             other_time=other_time,

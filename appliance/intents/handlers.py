@@ -74,6 +74,9 @@ class Outcome:
     ask_time: str | None = None
     """The commands lack a time said only as a part of the day (a ``PART_MERIDIEM``
     key): "add dentist tomorrow morning" asks what time before anything is added."""
+    guess: bool = False
+    """The commands' day is one of two the words may mean (``When.guess``): they are
+    proposed, never run unasked."""
 
 
 def _fail(reason: str, *, final: bool = True) -> Outcome:
@@ -401,7 +404,7 @@ def _agenda_add(ctx: Context) -> Outcome:
         duration_minutes=when.duration_minutes,
         location=event.location,
     )
-    return Outcome(commands=(command,))
+    return Outcome(commands=(command,), guess=when.guess)
 
 
 _LABEL_RANGES: Mapping[str, AgendaRange] = {"today": "today", "tomorrow": "tomorrow"}
@@ -514,7 +517,8 @@ def _agenda_move(ctx: Context) -> Outcome:
         new_start = new.start(ctx.now)
     if new_start is None:
         return _fail(Reason.missing("new_start"))
-    return Outcome(commands=(AgendaMove(title=title, day=old.date, new_start=new_start),))
+    command = AgendaMove(title=title, day=old.date, new_start=new_start)
+    return Outcome(commands=(command,), guess=new.guess)
 
 
 def statement_command(text: str, lang: str) -> MemoryAdd | None:

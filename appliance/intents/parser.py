@@ -244,7 +244,7 @@ class IntentParser:
                 result = _success(candidate, outcome.commands, language.templates)
                 if outcome.ask_time is not None:
                     return replace(result, ask=True, ask_time=outcome.ask_time)
-                return result
+                return replace(result, ask=True) if outcome.guess else result
             if outcome.reason is not None and (
                 failure is None or (outcome.final and not failure[1].final)
             ):

@@ -657,6 +657,40 @@ def test_a_move_to_a_part_of_the_day_asks_what_time() -> None:
     assert not moved.ask
 
 
+@pytest.mark.parametrize(
+    ("text", "asked"),
+    [
+        # said on a Monday: this Friday or the next week's
+        ("add dentist next friday at 3 pm", True),
+        ("remind me next friday at 9 am to call mom", True),
+        ("move the dentist to next friday at 4 pm", True),
+        # the next Monday is next week's either way; the others name their week
+        ("add dentist next monday at 3 pm", False),
+        ("add dentist this friday at 3 pm", False),
+        ("add dentist on friday at 3 pm", False),
+        ("add dentist friday next week at 3 pm", False),
+    ],
+)
+def test_next_and_a_day_still_ahead_this_week_is_asked_about(text: str, asked: bool) -> None:
+    result = parse(text)
+    assert len(result.commands) == 1, result
+    assert result.ask is asked
+    command = result.commands[0]
+    start = command.new_start if isinstance(command, AgendaMove) else command.start
+    assert isinstance(start, dt.datetime)
+    # the proposal is the nearer day, which the question names
+    assert start.date() == (
+        dt.date(2026, 12, 11)
+        if "next week" in text
+        else dt.date(2026, 12, 7)
+        if "monday" in text
+        else dt.date(2026, 12, 4)
+    )
+    # said on that Friday or on the weekend, "next friday" is next week's: no doubt
+    later = parse(text, now=NOW + dt.timedelta(days=4))
+    assert not later.ask
+
+
 def test_a_part_of_the_day_said_after_it_is_over_is_the_next_days() -> None:
     evening = dt.datetime(2026, 11, 30, 19, 0, tzinfo=SP)
     result = parse("add gym in the morning for an hour", now=evening)
