@@ -7,6 +7,7 @@ must never become an action, so any negation word refuses the whole request
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -21,6 +22,13 @@ def _blank(found: re.Match[str]) -> str:
     return " " * (found.end() - found.start())
 
 
+def _read_exempt(lexicon: Lexicon, found: re.Match[str]) -> str:
+    """An exempt phrase as the parser reads it ("don't forget to": "remember to"), padded
+    to its length; nothing for one without a reading (``Negation.exempt_reads``)."""
+    reading = lexicon.negation.exempt_reads.get(" ".join(found.group(0).split()), "")
+    return reading.ljust(found.end() - found.start())
+
+
 def is_negated(folded: str, lexicon: Lexicon) -> bool:
     """True if the folded text contains a negation word or phrase."""
     negation = lexicon.negation
@@ -33,18 +41,22 @@ def is_negated(folded: str, lexicon: Lexicon) -> bool:
     return False
 
 
-def prepare(text: str, lexicon: Lexicon, *, negated: bool = False) -> Utterance | str:
+def prepare(
+    text: str, lexicon: Lexicon, *, negated: bool = False, read_exempt: bool = False
+) -> Utterance | str:
     """The utterance to match, or the reason there is none (``"empty"``/``"negated"``).
 
     ``negated``: the utterance of a request the negation gate refused, to match against
     the few sentences that say a negation themselves ("we don't need bread anymore");
-    "empty" for one it lets through."""
+    "empty" for one it lets through. The phrases exempt from the negation check ("don't
+    forget to") are left out, or with ``read_exempt`` read as the lexicon says."""
     original = unicodedata.normalize("NFC", text)
     folded = blank_punctuation(fold(original))
     if not any(c.isalnum() for c in folded):
         return EMPTY
     if lexicon.negation.exempt is not None:
-        folded = lexicon.negation.exempt.sub(_blank, folded)
+        exempt = functools.partial(_read_exempt, lexicon) if read_exempt else _blank
+        folded = lexicon.negation.exempt.sub(exempt, folded)
     if is_negated(folded, lexicon) != negated:
         return EMPTY if negated else NEGATED
     folded = lexicon.fillers.blank(folded)

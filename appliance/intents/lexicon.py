@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, cast
 
@@ -121,6 +121,10 @@ class Negation:
     suffixes: tuple[str, ...]
     phrases: re.Pattern[str] | None
     exempt: re.Pattern[str] | None
+    exempt_reads: Mapping[str, str] = field(default_factory=dict)
+    """A folded exempt phrase -> how the parser reads it when the request without it
+    means nothing ("don't forget to" -> "remember to": "don't forget to call mom at 5");
+    no longer than the phrase."""
 
 
 @dataclass(frozen=True)
@@ -182,6 +186,16 @@ def _raw_words(value: Any, depth: int = 0) -> Iterator[str]:
 def _compile(template: str, phrases: Iterable[str]) -> re.Pattern[str] | None:
     alternation = phrase_alternation(phrases)
     return re.compile(template.format(alternation)) if alternation else None
+
+
+def _reads(raw: Mapping[str, str]) -> dict[str, str]:
+    """Folded phrase -> folded reading, each no longer than its phrase: the matching
+    text keeps the original's length (``text.Utterance``)."""
+    reads = {fold(k): fold(v) for k, v in raw.items()}
+    for phrase, reading in reads.items():
+        if len(reading) > len(phrase):
+            raise ValueError(f"exempt_reads: {reading!r} is longer than {phrase!r}")
+    return reads
 
 
 def _clock(value: str) -> dt.time:
@@ -258,6 +272,7 @@ def load_lexicon(lang: str) -> Lexicon:
             suffixes=tuple(fold(s) for s in negation["suffixes"]),
             phrases=_compile(r"(?<![\w'])(?:{})(?![\w'])", negation["phrases"]),
             exempt=_compile(r"(?<![\w'])(?:{})(?![\w'])", negation["exempt"]),
+            exempt_reads=_reads(negation.get("exempt_reads", {})),
         ),
         pronouns=_words(raw["pronouns"]),
         item_trailing=_phrases(raw["item_trailing"]),

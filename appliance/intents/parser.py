@@ -177,6 +177,14 @@ class IntentParser:
         result = self._match(language.templates.matcher, utterance, language, now)
         if len(result.commands) > 1 or result.reason == Reason.TWO_REQUESTS:
             return self._clauses(utterance, language, now) or result
+        if result.reason == Reason.NOT_UNDERSTOOD:
+            # "don't forget to call mom at 5": "call mom at 5" means nothing, "remember
+            # to call mom at 5" a reminder ("... to call mom": one asked when)
+            read = prepare(text, language.lexicon, read_exempt=True)
+            if isinstance(read, Utterance) and read.folded != utterance.folded:
+                reading = self._match(language.templates.matcher, read, language, now)
+                if reading.reason != Reason.NOT_UNDERSTOOD:
+                    return reading
         return result
 
     def _clauses(

@@ -243,6 +243,25 @@ def test_other_negations_stay_refused(parser: IntentParser, text: str) -> None:
                 title="pick up the kids", start=dt.datetime(2026, 11, 30, 15, tzinfo=dt.UTC)
             ),
         ),
+        # "don't forget to" a thing to do at a time: a reminder ("... to buy lemons" and
+        # "... to add milk" read without it, as before)
+        (
+            "don't forget to call mom tomorrow at 5 pm",
+            "en",
+            c.AgendaAdd(title="call mom", start=dt.datetime(2026, 12, 1, 17, tzinfo=dt.UTC)),
+        ),
+        (
+            "don't let me forget to call the vet tomorrow at 10",
+            "en",
+            c.AgendaAdd(title="call the vet", start=dt.datetime(2026, 12, 1, 10, tzinfo=dt.UTC)),
+        ),
+        ("don't forget to add milk to the list", "en", c.ShoppingAdd(item="milk")),
+        (
+            "não esquece de ligar pra mãe amanhã às 5",
+            "pt",
+            c.AgendaAdd(title="ligar pra mãe", start=dt.datetime(2026, 12, 1, 17, tzinfo=dt.UTC)),
+        ),
+        ("não esqueça de colocar ovos na lista", "pt", c.ShoppingAdd(item="ovos")),
         # the time first, or "set a reminder"
         (
             "remind me at six to start dinner",
@@ -338,6 +357,8 @@ def test_a_reminder_without_a_date_is_not_an_entry(parser: IntentParser) -> None
     # the reply asks for a day or a time, never says it only helps with lists
     assert parser.parse("remind me to call mom", now=NOW).reason == "vague_time"
     assert parser.parse("me lembra de ligar pra mãe", lang="pt", now=NOW).reason == "vague_time"
+    assert parser.parse("don't forget to call mom", now=NOW).reason == "vague_time"
+    assert parser.parse("don't forget your keys", now=NOW).reason == "not_understood"
     # a purchase is still an item
     assert parser.parse("remind me to buy milk", now=NOW).commands == (c.ShoppingAdd(item="milk"),)
 
