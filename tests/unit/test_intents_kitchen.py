@@ -262,6 +262,19 @@ def test_other_negations_stay_refused(parser: IntentParser, text: str) -> None:
             c.AgendaAdd(title="ligar pra mãe", start=dt.datetime(2026, 12, 1, 17, tzinfo=dt.UTC)),
         ),
         ("não esqueça de colocar ovos na lista", "pt", c.ShoppingAdd(item="ovos")),
+        # "lembra de" without "me", with a day or a time ("lembra de quando ..." is chat)
+        (
+            "lembra de pagar a conta de luz amanhã às 9",
+            "pt",
+            c.AgendaAdd(
+                title="pagar a conta de luz", start=dt.datetime(2026, 12, 1, 9, tzinfo=dt.UTC)
+            ),
+        ),
+        (
+            "lembra de pagar a conta de luz amanhã",
+            "pt",
+            c.AgendaAdd(title="pagar a conta de luz", start=dt.date(2026, 12, 1)),
+        ),
         # the time first, or "set a reminder"
         (
             "remind me at six to start dinner",
@@ -359,6 +372,7 @@ def test_a_reminder_without_a_date_is_not_an_entry(parser: IntentParser) -> None
     assert parser.parse("me lembra de ligar pra mãe", lang="pt", now=NOW).reason == "vague_time"
     assert parser.parse("don't forget to call mom", now=NOW).reason == "vague_time"
     assert parser.parse("don't forget your keys", now=NOW).reason == "not_understood"
+    assert parser.parse("lembra de quando a gente foi pra praia", lang="pt", now=NOW).commands == ()
     # a purchase is still an item
     assert parser.parse("remind me to buy milk", now=NOW).commands == (c.ShoppingAdd(item="milk"),)
 
