@@ -103,6 +103,13 @@ def assert_command(text: str, expected: Command) -> None:
         ("add some apples", ShoppingAdd(item="apples")),
         ("add some more coffee", ShoppingAdd(item="coffee")),
         ("add eggs too", ShoppingAdd(item="eggs")),
+        # a hedged amount is the amount
+        (
+            "I need like two pounds of chicken",
+            ShoppingAdd(item="chicken", quantity=2, unit="lb"),
+        ),
+        ("add about a kilo of rice", ShoppingAdd(item="rice", quantity=1, unit="kg")),
+        ("add maybe three apples", ShoppingAdd(item="apples", quantity=3)),
         # known compound names stay one item
         ("add mac and cheese", ShoppingAdd(item="mac and cheese")),
         ("add half and half", ShoppingAdd(item="half and half")),
