@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from appliance.asr.base import REJECT_TIMEOUT, AsrError, Transcript
 from appliance.asr.grammar import Grammar
 from appliance.audio import AudioError, denoise
-from appliance.audio.denoise import Denoiser, noise_floor_dbfs
+from appliance.audio.denoise import Denoiser, noise_floor_dbfs, noise_spread_db
 
 Expect = Literal["command", "answer", "time"]
 """What an utterance is expected to be: a command (a yes or no among them), a yes/no
@@ -50,13 +50,18 @@ SAMPLE_RATE = 16_000
 PIECE_BYTES = 1_600 * 2  # decode in 100 ms pieces so an abort is seen quickly
 _FLOOR_BYTES = 5_120 * 2  # the first 320 ms tell the noise floor
 _DENOISED: frozenset[Expect] = frozenset({"command", "time"})
-"""What the verifier hears through RNNoise when there is noise: not a yes or no. Said
-40 times in 4 voices (Piper, Piper deepened, flite slt, espeak-ng) under babble (six
-talkers, 20 dB under the voice), the node's combined answer was right 29 times through
-RNNoise (8 times a "no" for a yes), 36 times raw (once); in white noise at 20 dB, 36
-either way; in a reverberant room, 37 and 38. A time ("seven thirty") stays
-denoised: in white noise the verifier heard 11 of 15 through RNNoise, 8 raw (in
-babble 1 and 4, both too few to trust)."""
+"""What the verifier hears through RNNoise in any noise; a yes or no only in steady
+noise (``_STEADY_SPREAD_DB``). Said 40 times in 4 voices (Piper, Piper deepened, flite
+slt, espeak-ng) under babble (six talkers, 20 dB under the voice), the node's combined
+answer was right 29 times through RNNoise (8 times a "no" for a yes), 36 times raw
+(once). In white noise at 20 dB, 36 either way said alone, but after a command heard
+through RNNoise a raw answer was heard worse (the cepstral means the command left
+fit the denoised audio). A time ("seven thirty") stays denoised: in white noise the
+verifier heard 11 of 15 through RNNoise, 8 raw (in babble 1 and 4, too few to
+trust)."""
+_STEADY_SPREAD_DB = 2.0
+"""Noise whose level varies less than this (``noise_spread_db``) is steady: a hiss, a
+hum, a fan. Over 320 ms, white noise measured 0.8-0.9 dB, babble 2.6-7.9 dB."""
 
 
 class VerifierSettings(BaseModel):
@@ -129,9 +134,9 @@ class VerifierSettings(BaseModel):
     denoise: bool = Field(
         default=True,
         description="Suppress noise (RNNoise) in the commands the verifier hears when "
-        "there is noise to remove (denoise_floor_dbfs); Whisper hears the raw audio, and "
-        "so does the verifier a yes or no. Without RNNoise installed, a warning and raw "
-        "audio.",
+        "there is noise to remove (denoise_floor_dbfs), and a yes or no only in steady "
+        "noise (a hiss, a fan: not people talking); Whisper hears the raw audio. Without "
+        "RNNoise installed, a warning and raw audio.",
     )
     denoise_floor_dbfs: float = Field(
         default=-60.0,
@@ -640,7 +645,8 @@ class StreamingVerifier(ABC):
         held, utterance.held = bytes(utterance.held or b""), None
         floor = noise_floor_dbfs(held)
         utterance.noise_floor_dbfs = round(floor, 1)
-        if floor >= self._settings.denoise_floor_dbfs and utterance.expect in _DENOISED:
+        steady = noise_spread_db(held) < _STEADY_SPREAD_DB
+        if floor >= self._settings.denoise_floor_dbfs and (utterance.expect in _DENOISED or steady):
             utterance.denoiser = self._new_denoiser()
         self._hear(utterance, held)
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from appliance.audio import AudioError
-from appliance.audio.denoise import Denoiser, available, noise_floor_dbfs
+from appliance.audio.denoise import Denoiser, available, noise_floor_dbfs, noise_spread_db
 from appliance.audio.pcm import MIN_DBFS, rms_dbfs
 from tests.support import speech
 
@@ -77,3 +77,11 @@ def test_the_noise_floor_is_the_level_between_the_words() -> None:
         noise_level = rms_dbfs(noisy) - snr  # about: the speech is most of the level
         assert abs(noise_floor_dbfs(noisy) - noise_level) < 6, snr
     assert abs(noise_floor_dbfs(speech.white_noise(500, dbfs=-50.0)) + 50) < 2
+
+
+def test_a_steady_noise_varies_little_and_people_talking_much() -> None:
+    for steady in (speech.white_noise(320, dbfs=-40.0, seed=1), speech.tone(320, 100, -40)):
+        assert noise_spread_db(steady) < 1.5
+    for seed in range(4):
+        assert noise_spread_db(speech.babble(320, dbfs=-40.0, seed=seed)) > 2
+    assert noise_spread_db(b"") == 0.0
