@@ -347,7 +347,37 @@ def _decide(
         reason = "verifier_only" if not primary.usable else "one_word_apart"
         return GateDecision("read", b_cmds, b_cmds[0].action, reason, False, details)
     reason = "engines_disagree" if a_cmds and b_cmds else "not_confirmed"
+    listed = _listed_by_verifier(primary, verifier, proposal, parse, vocabulary)
+    if listed is not None:  # "add milk eggs and bread": asked as the verifier listed it
+        proposal, details = listed, {**details, "listed_by_verifier": True}
     return GateDecision("confirm", proposal, proposal[0].action, reason, False, details)
+
+
+def _listed_by_verifier(
+    primary: Heard,
+    verifier: Heard | None,
+    proposal: Sequence[Command],
+    parse: Parse,
+    vocabulary: Collection[str],
+) -> tuple[Command, ...] | None:
+    """The verifier's commands, sure or weak, when its words are engine A's word for
+    word but it listed more items: Whisper writes a quick list without its commas
+    ("add milk eggs and bread"), the verifier's grammar ends an item where the next
+    one it knows starts. Only for a question, and only when each of A's items it split
+    is one it does not know ("chocolate milk" stays one). None otherwise."""
+    if verifier is None or not vocabulary or not verifier.text.strip():
+        return None
+    if _WORD.findall(primary.text.lower()) != _WORD.findall(verifier.text.lower()):
+        return None
+    listed = commands_of(parse(verifier.text))
+    if len(listed) <= len(proposal) or any(c.action in READ_ONLY_ACTIONS for c in listed):
+        return None
+    theirs = {command_key(c) for c in listed}
+    split = [c for c in proposal if command_key(c) not in theirs]
+    items = [getattr(c, "item", None) for c in split]
+    if not split or any(not isinstance(i, str) or item_key(i) in vocabulary for i in items):
+        return None
+    return listed
 
 
 _MIN_CLOSE_WORDS = 4

@@ -793,6 +793,21 @@ def test_a_list_whisper_wrote_without_commas_agrees_where_the_verifier_heard_pau
     )
     assert compound.decision == "confirm"
     assert compound.commands == (c.ShoppingAdd(item="chocolate milk"), c.ShoppingAdd(item="bread"))
+    # without a pause the question lists the items as the verifier did, the same words
+    # ("milk eggs" is no item it knows; "chocolate milk" is one)
+    known = frozenset({"chocolate milk", "chocolate", "milk", "egg", "bread"})
+    asked = gate(parser, "add milk eggs and bread to the shopping list", said, vocabulary=known)
+    assert asked.decision == "confirm" and asked.details["listed_by_verifier"]
+    assert asked.commands == (
+        c.ShoppingAdd(item="milk"), c.ShoppingAdd(item="eggs"), c.ShoppingAdd(item="bread")
+    )  # fmt: skip
+    compound = gate(
+        parser,
+        "add chocolate milk and bread to the shopping list",
+        "add chocolate, milk and bread to the shopping list",
+        vocabulary=known,
+    )
+    assert compound.commands == (c.ShoppingAdd(item="chocolate milk"), c.ShoppingAdd(item="bread"))
     # a weak verifier's pauses put the commas in too; another item still disagrees
     whisper = "add milk eggs and bread to the list"
     weak = gate(parser, whisper, "add milk, eggs and bread to the list", b_rejected="weak",
