@@ -6,7 +6,7 @@ do not agree on asks instead ("Did you want to add butter?"). Here the user answ
 as a person would: "yes" (in one of several phrasings) when the question proposes
 exactly what was said, "no" when it proposes anything else. The answer is said in
 the same voice and noise, heard by an answer turn (both engines, the answer grammar)
-and combined as the node does (``voice.answers.combine``: both must say yes).
+and combined as the node does (``voice.answers.heard_answer``: both must say yes).
 
 - ``at_once``: acted on exactly what was said;
 - ``after_yes``: asked exactly what was said, and the "yes" was heard;
@@ -48,11 +48,12 @@ OUTCOMES = ("at_once", "after_yes", "yes_lost", "asked_otherwise", "not_done", "
 
 async def _run(limit: int | None) -> dict[str, Any]:
     from appliance.actions.service import ActionService
+    from appliance.asr.verifier import Expect
     from appliance.node import open_database
     from appliance.protocol.receipts import ASK, ASK_TIME
     from appliance.protocol.topics import Topics
     from appliance.settings import Settings
-    from appliance.voice.answers import combine, parse_answer
+    from appliance.voice.answers import heard_answer
     from appliance.voice.engines import load_engines
     from appliance.voice.replay import offline_verifier
     from appliance.voice.turn import VoiceTurn
@@ -66,7 +67,7 @@ async def _run(limit: int | None) -> dict[str, Any]:
         async with open_database(settings) as db:
             service = ActionService(db, settings, Topics())
 
-            def turn(expect: str) -> VoiceTurn:
+            def turn(expect: Expect) -> VoiceTurn:
                 return VoiceTurn(
                     session_id=uuid.uuid4().hex[:12],
                     site="bench",
@@ -75,7 +76,7 @@ async def _run(limit: int | None) -> dict[str, Any]:
                     engines=engines,
                     service=service if expect == "command" else None,
                     known_items=(),
-                    expect=expect,  # type: ignore[arg-type]
+                    expect=expect,
                 )
 
             cases = itertools.product(VOICES, CONDITIONS, voice.COMMANDS)
@@ -103,12 +104,8 @@ async def _run(limit: int | None) -> dict[str, Any]:
                         heard_turn = turn("answer")
                         pcm = noisy(speech.pad(say(reply), 300, 1200))
                         heard = await voice.hear(heard_turn, pcm)
-                        answer = combine(
-                            parse_answer(heard.transcripts["whisper"], "en"),
-                            parse_answer(heard.transcripts["verifier"], "en")
-                            if heard_turn.has_verifier
-                            else None,
-                            have_verifier=heard_turn.has_verifier,
+                        answer = heard_answer(
+                            heard.transcripts, "en", have_verifier=heard_turn.has_verifier
                         )
                         if proposed == truth:
                             outcome = "after_yes" if answer == "yes" else "yes_lost"

@@ -645,8 +645,9 @@ class StreamingVerifier(ABC):
         held, utterance.held = bytes(utterance.held or b""), None
         floor = noise_floor_dbfs(held)
         utterance.noise_floor_dbfs = round(floor, 1)
-        steady = noise_spread_db(held) < _STEADY_SPREAD_DB
-        if floor >= self._settings.denoise_floor_dbfs and (utterance.expect in _DENOISED or steady):
+        if floor >= self._settings.denoise_floor_dbfs and (
+            utterance.expect in _DENOISED or noise_spread_db(held) < _STEADY_SPREAD_DB
+        ):
             utterance.denoiser = self._new_denoiser()
         self._hear(utterance, held)
 

@@ -188,11 +188,15 @@ def _compile(template: str, phrases: Iterable[str]) -> re.Pattern[str] | None:
     return re.compile(template.format(alternation)) if alternation else None
 
 
-def _reads(raw: Mapping[str, str]) -> dict[str, str]:
-    """Folded phrase -> folded reading, each no longer than its phrase: the matching
-    text keeps the original's length (``text.Utterance``)."""
+def _reads(raw: Mapping[str, str], exempt: Iterable[str]) -> dict[str, str]:
+    """Folded phrase -> folded reading, for phrases of ``exempt`` only, each reading no
+    longer than its phrase: the matching text keeps the original's length
+    (``text.Utterance``)."""
     reads = {fold(k): fold(v) for k, v in raw.items()}
+    phrases = {fold(p) for p in exempt}
     for phrase, reading in reads.items():
+        if phrase not in phrases:
+            raise ValueError(f"exempt_reads: {phrase!r} is not an exempt phrase")
         if len(reading) > len(phrase):
             raise ValueError(f"exempt_reads: {reading!r} is longer than {phrase!r}")
     return reads
@@ -272,7 +276,7 @@ def load_lexicon(lang: str) -> Lexicon:
             suffixes=tuple(fold(s) for s in negation["suffixes"]),
             phrases=_compile(r"(?<![\w'])(?:{})(?![\w'])", negation["phrases"]),
             exempt=_compile(r"(?<![\w'])(?:{})(?![\w'])", negation["exempt"]),
-            exempt_reads=_reads(negation.get("exempt_reads", {})),
+            exempt_reads=_reads(negation.get("exempt_reads", {}), negation["exempt"]),
         ),
         pronouns=_words(raw["pronouns"]),
         item_trailing=_phrases(raw["item_trailing"]),

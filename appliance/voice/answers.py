@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Mapping
 from typing import Literal
 
 Answer = Literal["yes", "no"]
@@ -85,6 +86,18 @@ def parse_answer(text: str, lang: str) -> Answer | None:
     if folded in yes or (folded.split()[0] in {"yes", "yeah", "yep", "sim"} and len(folded) < 30):
         return "yes"
     return None
+
+
+def heard_answer(
+    transcripts: Mapping[str, str], lang: str, *, have_verifier: bool
+) -> Answer | None:
+    """The answer an answer turn heard (its ``transcripts``, "whisper" and "verifier"),
+    the two engines' readings combined (``combine``)."""
+    return combine(
+        parse_answer(transcripts["whisper"], lang),
+        parse_answer(transcripts["verifier"], lang) if have_verifier else None,
+        have_verifier=have_verifier,
+    )
 
 
 def combine(

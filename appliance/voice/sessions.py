@@ -41,7 +41,7 @@ from appliance.protocol.voice import (
     WakeClaim,
     parse_topic,
 )
-from appliance.voice.answers import combine, parse_answer
+from appliance.voice.answers import heard_answer, parse_answer
 from appliance.voice.settings import VoiceSettings
 from appliance.voice.turn import (
     Engines,
@@ -450,13 +450,8 @@ class VoiceSessions:
             return await self._complete_time(session, result, heard)
         answer = None
         if heard is not None:
-            have_verifier = answer_turn.has_verifier
-            answer = combine(
-                parse_answer(heard.transcripts["whisper"], session.turn.lang),
-                parse_answer(heard.transcripts["verifier"], session.turn.lang)
-                if have_verifier
-                else None,
-                have_verifier=have_verifier,
+            answer = heard_answer(
+                heard.transcripts, session.turn.lang, have_verifier=answer_turn.has_verifier
             )
         if answer != "yes":
             _LOGGER.info("proposal %s dropped (%s)", proposal.request_id, answer or "no answer")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from appliance.voice.answers import combine, parse_answer
+from appliance.voice.answers import combine, heard_answer, parse_answer
 
 
 @pytest.mark.parametrize(
@@ -78,3 +78,12 @@ def test_both_engines_must_say_yes() -> None:
     assert combine(None, "yes", have_verifier=True) is None
     assert combine("yes", None, have_verifier=False) == "yes"
     assert combine("no", None, have_verifier=False) == "no"
+
+
+def test_an_answer_turn_is_heard_as_both_engines_read_it() -> None:
+    said = {"whisper": "Yeah, sure.", "verifier": "sure"}
+    assert heard_answer(said, "en", have_verifier=True) == "yes"
+    assert heard_answer({**said, "verifier": "cancel that"}, "en", have_verifier=True) == "no"
+    assert heard_answer({**said, "verifier": ""}, "en", have_verifier=True) is None
+    # a language without a verifier: Whisper's clear answer (the verifier's text is empty)
+    assert heard_answer({**said, "verifier": ""}, "en", have_verifier=False) == "yes"

@@ -478,3 +478,14 @@ def test_a_full_stop_between_sentences_is_a_pause() -> None:
     ]
     result = parser.parse("Okay. Add milk to the list. Thanks.", lang="en", now=NOW)
     assert result.commands == (c.ShoppingAdd(item="milk"),)
+
+
+def test_a_reading_is_given_only_for_an_exempt_phrase_and_never_longer() -> None:
+    from appliance.intents.lexicon import _reads
+
+    exempt = ["don't forget to"]
+    assert _reads({"don't forget to": "remember to"}, exempt) == {"don't forget to": "remember to"}
+    with pytest.raises(ValueError, match="not an exempt phrase"):
+        _reads({"do forget to": "remember to"}, exempt)
+    with pytest.raises(ValueError, match="longer"):
+        _reads({"don't forget to": "please do remember to"}, exempt)
