@@ -467,6 +467,8 @@ class DateGrammar:
                     continue
                 if best is not None and match.end() <= best[0]:
                     continue
+                if self._an_amount(match, text):
+                    continue
                 groups = {k: v for k, v in match.groupdict().items() if v is not None}
                 fragment = self._fragment(groups, today, first_words[token], ends[match.end()])
                 if fragment is not None:
@@ -478,6 +480,32 @@ class DateGrammar:
             while token < len(first_words) and first_words[token] < best[1].end:
                 token += 1
         return fragments
+
+    def _an_amount(self, match: re.Match[str], text: str) -> bool:
+        """True if ``match`` is a bare hour or day after one of the ``amount_markers``
+        and a word follows it that no time has: "add around 3 apples" is three apples,
+        "add the 3 apples" no entry on the 3rd, "as 2 cervejas" two beers. Not "around
+        3", "around 3 pm", "around 3 with dad", "around 3 tomorrow" (the start of
+        another date or time)."""
+        bare = [
+            name
+            for name in ("h", "day")
+            if name in match.re.groupindex
+            and match.group(name) is not None
+            and match.end(name) == match.end()
+        ]
+        if not bare:
+            return False
+        marker = text[match.start() : match.start(bare[0])].strip()
+        if marker not in self._words.amount_markers:
+            return False
+        following = text[match.end() :].split(maxsplit=1)
+        if not following or not following[0][0].isalpha():
+            return False
+        if following[0] in self._words.after_time:
+            return False
+        start = match.end() + 1
+        return not any(pattern.match(text, start) for pattern in self._patterns)
 
     def when(self, words: Sequence[Word], today: dt.date, *, part: str | None = None) -> When:
         """Combine the fragments of ``words`` into one ``When``; ``part``: the part of

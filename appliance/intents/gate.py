@@ -29,6 +29,14 @@ def _read_exempt(lexicon: Lexicon, found: re.Match[str]) -> str:
     return reading.ljust(found.end() - found.start())
 
 
+def exempt_phrases(text: str, lexicon: Lexicon) -> frozenset[str]:
+    """The phrases exempt from the negation check said in ``text``, folded."""
+    if lexicon.negation.exempt is None:
+        return frozenset()
+    folded = blank_punctuation(fold(unicodedata.normalize("NFC", text)))
+    return frozenset(" ".join(m.group(0).split()) for m in lexicon.negation.exempt.finditer(folded))
+
+
 def is_negated(folded: str, lexicon: Lexicon) -> bool:
     """True if the folded text contains a negation word or phrase."""
     negation = lexicon.negation

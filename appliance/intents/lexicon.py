@@ -78,6 +78,13 @@ class DateWords:
     """Words of a repetition ("every tuesday"): not supported."""
     recurring_days: frozenset[str]
     """Days said as a repetition ("on mondays", "às terças"): not supported."""
+    amount_markers: frozenset[str]
+    """Words a bare hour may follow that also come before an amount ("around three
+    apples", "as duas cervejas"): with a word after it that no time has, the hour is an
+    amount (``DateGrammar.scan``)."""
+    after_time: frozenset[str]
+    """Words that may follow a time said after an ``amount_markers`` word ("around 5
+    with dad"), besides the start of another date or time."""
     numeric_order: str
     patterns: tuple[str, ...]
 
@@ -111,6 +118,9 @@ class Quantities:
     of: frozenset[str]
     more: tuple[Phrase, ...]
     percent: tuple[Phrase, ...]
+    articles: frozenset[str]
+    """Articles an amount may follow ("the 3 apples", "as duas cervejas"): dropped
+    before it, kept (for the item's name to drop) before no amount."""
 
 
 @dataclass(frozen=True)
@@ -125,6 +135,10 @@ class Negation:
     """A folded exempt phrase -> how the parser reads it when the request without it
     means nothing ("don't forget to" -> "remember to": "don't forget to call mom at 5");
     no longer than the phrase."""
+    exempt_asked: frozenset[str] = frozenset()
+    """Folded exempt phrases whose reading is a guess ("don't forget the milk" is "buy the
+    milk"; "don't forget your keys" is no purchase): a request read through one is only
+    ever asked."""
 
 
 @dataclass(frozen=True)
@@ -202,6 +216,14 @@ def _reads(raw: Mapping[str, str], exempt: Iterable[str]) -> dict[str, str]:
     return reads
 
 
+def _asked(raw: Iterable[str], reads: Mapping[str, str]) -> frozenset[str]:
+    """Folded phrases of ``raw``, each one with a reading in ``reads``."""
+    asked = frozenset(fold(p) for p in raw)
+    if unread := sorted(asked - set(reads)):
+        raise ValueError(f"exempt_asked: {unread} have no reading in exempt_reads")
+    return asked
+
+
 def _clock(value: str) -> dt.time:
     hour, minute = value.split(":")
     return dt.time(int(hour), int(minute))
@@ -237,6 +259,8 @@ def _dates(raw: Mapping[str, Any]) -> DateWords:
         answer_fillers=_words(raw["answer_fillers"]),
         recurring=_words(raw["recurring"]),
         recurring_days=_words(raw["recurring_days"]),
+        amount_markers=_words(raw["amount_markers"]),
+        after_time=_words(raw["after_time"]),
         numeric_order=str(raw["numeric_order"]),
         patterns=tuple(str(p) for p in raw["patterns"]),
     )
@@ -276,7 +300,8 @@ def load_lexicon(lang: str) -> Lexicon:
             suffixes=tuple(fold(s) for s in negation["suffixes"]),
             phrases=_compile(r"(?<![\w'])(?:{})(?![\w'])", negation["phrases"]),
             exempt=_compile(r"(?<![\w'])(?:{})(?![\w'])", negation["exempt"]),
-            exempt_reads=_reads(negation.get("exempt_reads", {}), negation["exempt"]),
+            exempt_reads=(reads := _reads(negation.get("exempt_reads", {}), negation["exempt"])),
+            exempt_asked=_asked(negation.get("exempt_asked", ()), reads),
         ),
         pronouns=_words(raw["pronouns"]),
         item_trailing=_phrases(raw["item_trailing"]),
@@ -298,6 +323,7 @@ def load_lexicon(lang: str) -> Lexicon:
             of=_words(quantities["of"]),
             more=_phrases(quantities["more"]),
             percent=_phrases(quantities["percent"]),
+            articles=_words(quantities["articles"]),
         ),
         conjunctions=_words(raw["conjunctions"]),
         unfinished_words=_phrases(raw["unfinished_words"]),

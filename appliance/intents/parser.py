@@ -12,7 +12,7 @@ from hassil import Intents
 
 from appliance.intents.dateparse import DateparserFallback
 from appliance.intents.dates import DateGrammar
-from appliance.intents.gate import NEGATED, prepare
+from appliance.intents.gate import NEGATED, exempt_phrases, prepare
 from appliance.intents.handlers import HANDLERS, Context, Outcome, Reason, statement_command
 from appliance.intents.lexicon import LANGUAGES, Lexicon, load_lexicon
 from appliance.intents.matching import Candidate, match
@@ -184,7 +184,10 @@ class IntentParser:
             if isinstance(read, Utterance) and read.folded != utterance.folded:
                 reading = self._match(language.templates.matcher, read, language, now)
                 if reading.reason != Reason.NOT_UNDERSTOOD:
-                    return reading
+                    # "don't forget the milk": "buy the milk", asked
+                    asked = language.lexicon.negation.exempt_asked
+                    guess = bool(exempt_phrases(text, language.lexicon) & asked)
+                    return replace(reading, ask=True) if guess else reading
         return result
 
     def _clauses(

@@ -138,8 +138,21 @@ def _half(words: Sequence[Word], _: Sequence[NumberSpan], q: Quantities) -> _Fou
     return None, 0  # "half and half": a name, not a quantity
 
 
+def _a_size(words: Sequence[Word], spans: Sequence[NumberSpan], at: int) -> bool:
+    """True if an article's number at ``at`` is a size: a number other than one before
+    a unit in the singular ("a 12 pack of beer", "a 2 liter bottle of coke", "the 5
+    pound bag of flour"): one of it, not twelve packs."""
+    number = _number_at(spans, at)
+    if number is None or number.value == 1 or number.end >= len(words):
+        return False
+    unit = words[number.end].key
+    return unit in _UNITS and not unit.endswith("s")
+
+
 def _number(words: Sequence[Word], spans: Sequence[NumberSpan], q: Quantities) -> _Found:
     start = 1 if words[0].key in q.one else 0  # "a dozen", "a hundred grams"
+    if start and _a_size(words, spans, start):
+        return None, start  # "a 12 pack of beer": an item of that size
     number = _number_at(spans, start)
     if number is not None:
         half = _starts_with(words, number.end, q.and_a_half)
@@ -168,6 +181,16 @@ def _leading_quantity(
     words: Sequence[Word], spans: Sequence[NumberSpan], lexicon: Lexicon
 ) -> tuple[float | None, int]:
     """The quantity said before the unit/item and the index of the next word."""
+    if (
+        len(words) > 1
+        and words[0].key in lexicon.quantities.articles
+        and not _a_size(words, spans, 1)
+    ):
+        # "the 3 apples", "os dois pacotes de arroz"
+        shifted = [replace(s, start=s.start - 1, end=s.end - 1) for s in spans if s.start]
+        quantity, end = _leading_quantity(words[1:], shifted, lexicon)
+        if quantity is not None:
+            return quantity, 1 + end
     for reader in _QUANTITY_READERS:
         found = reader(words, spans, lexicon.quantities)
         if found is None:
@@ -197,6 +220,15 @@ def _percent(original: str, words: Sequence[Word], index: int, q: Quantities) ->
     return _starts_with(words, index, q.percent) or None
 
 
+def _glued(original: str, words: Sequence[Word], index: int) -> bool:
+    """True if the digits before ``words[index]`` are written onto it, with no space or
+    with a hyphen, and it is no unit: "7up", "7-Up" (not "2l", "2-liter")."""
+    if not 0 < index < len(words) or not words[index - 1].key[:1].isdigit():
+        return False
+    gap = original[words[index - 1].end : words[index].start]
+    return gap in ("", "-") and words[index].key not in _UNITS
+
+
 def parse_item(original: str, words: Sequence[Word], lexicon: Lexicon) -> ItemSpec:
     """Read "[quantity] [unit] [of] item" from one item phrase."""
     words = _trim(words, lexicon)
@@ -204,6 +236,8 @@ def parse_item(original: str, words: Sequence[Word], lexicon: Lexicon) -> ItemSp
         return ItemSpec(name="")
     q = lexicon.quantities
     quantity, index = _leading_quantity(words, number_spans(words, lexicon.language), lexicon)
+    if quantity is not None and _glued(original, words, index):
+        quantity, index = None, 0  # "7up", "7-Up": a name, not seven of "up"
     percent = _percent(original, words, index, q) if quantity is not None else None
     if quantity is not None and percent is not None:
         # "2% milk", "two percent milk": a kind of milk, not two of it; said either way,

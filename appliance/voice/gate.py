@@ -54,6 +54,8 @@ from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from text_to_num import alpha2digit  # type: ignore[import-untyped,unused-ignore]
+
 from appliance.actions.items import UNIT_BY_ALIAS, item_key
 from appliance.protocol.commands import READ_ONLY_ACTIONS, Command
 from appliance.protocol.receipts import ASK, ASK_TIME, PART
@@ -146,8 +148,7 @@ def command_key(command: Command) -> tuple[Any, ...]:
         if name == "title" and isinstance(value, str):
             values.append((name, title_key(value)))
         elif name in ("item", "subject") and isinstance(value, str):
-            # one item however its words are spaced ("corn flakes", "cornflakes")
-            values.append((name, item_key(value).replace(" ", "")))
+            values.append((name, _item_compared(value)))
         elif isinstance(value, dt.datetime):
             values.append((name, value.astimezone(dt.UTC).replace(second=0, microsecond=0)))
         elif isinstance(value, float):
@@ -155,6 +156,18 @@ def command_key(command: Command) -> tuple[Any, ...]:
         else:
             values.append((name, value))
     return tuple(values)
+
+
+@functools.lru_cache(maxsize=1024)
+def _item_compared(name: str) -> str:
+    """An item's key for comparing two readings: one item however its words are spaced
+    or hyphenated ("corn flakes", "cornflakes"; "6-pack", "6 pack") and its numbers
+    written ("a 12 pack of beer" and "a twelve pack of beer", as Whisper and the
+    verifier write a size the item's name keeps)."""
+    key = item_key(name).replace("-", " ")
+    for lang in ("en", "pt"):
+        key = alpha2digit(key, lang, threshold=0)
+    return key.replace(" ", "")
 
 
 _TITLE_SYNONYMS = {"phone": "call", "ring": "call", "telefonar": "ligar", "mum": "mom"}

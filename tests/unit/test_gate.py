@@ -187,6 +187,15 @@ def test_case_articles_plurals_and_number_words_do_not_matter(parser: IntentPars
     spaced = gate(parser, "add corn flakes to the list", "add cornflakes to the list")
     assert spaced.decision == "act"
     assert [getattr(c, "item", None) for c in spaced.commands] == ["corn flakes"]
+    # a size is part of the item's name, its number written either way
+    sized = gate(
+        parser, "add a 12-pack of beer to the list", "add a twelve pack of beer to the list"
+    )
+    assert sized.decision == "act"
+    assert [getattr(c, "item", None) for c in sized.commands] == ["12-pack of beer"]
+    # and never a different size
+    other = gate(parser, "add a 12 pack of beer to the list", "add a six pack of beer to the list")
+    assert other.decision == "confirm"
 
 
 @pytest.mark.parametrize(

@@ -110,6 +110,26 @@ def assert_command(text: str, expected: Command) -> None:
         ),
         ("add about a kilo of rice", ShoppingAdd(item="rice", quantity=1, unit="kg")),
         ("add maybe three apples", ShoppingAdd(item="apples", quantity=3)),
+        # "around" and "by" ("buy") before an amount, not a time: no entry at 3 PM
+        ("add around three apples", ShoppingAdd(item="apples", quantity=3)),
+        ("get around six eggs", ShoppingAdd(item="eggs", quantity=6)),
+        # an amount after "the"; not a date ("the 3rd")
+        ("add the 3 apples", ShoppingAdd(item="apples", quantity=3)),
+        ("add the two cans of beans", ShoppingAdd(item="beans", quantity=2, unit="can")),
+        # a number before a unit in the singular is the item's size: one of it
+        ("add a 12 pack of beer", ShoppingAdd(item="12 pack of beer")),
+        ("add a six pack of beer", ShoppingAdd(item="six pack of beer")),
+        ("add a 2 liter bottle of coke", ShoppingAdd(item="2 liter bottle of coke")),
+        ("put the 5 pound bag of flour on the list", ShoppingAdd(item="5 pound bag of flour")),
+        (
+            "add two 2 liter bottles of coke",
+            ShoppingAdd(item="2 liter bottles of coke", quantity=2),
+        ),
+        ("add a hundred grams of cheese", ShoppingAdd(item="cheese", quantity=100, unit="g")),
+        # digits written onto a word are part of its name
+        ("add 7up", ShoppingAdd(item="7up")),
+        ("add two cans of 7-Up", ShoppingAdd(item="7-Up", quantity=2, unit="can")),
+        ("add 2l of milk", ShoppingAdd(item="milk", quantity=2, unit="l")),
         # known compound names stay one item
         ("add mac and cheese", ShoppingAdd(item="mac and cheese")),
         ("add half and half", ShoppingAdd(item="half and half")),
@@ -137,6 +157,21 @@ def assert_command(text: str, expected: Command) -> None:
 )
 def test_shopping_add(text: str, expected: Command) -> None:
     assert_command(text, expected)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("don't forget the milk", ShoppingAdd(item="milk")),
+        ("don't let me forget the bread", ShoppingAdd(item="bread")),
+        # said to someone else in the kitchen: only ever a question, which a no drops
+        ("don't forget your keys", ShoppingAdd(item="your keys")),
+    ],
+)
+def test_dont_forget_something_is_a_purchase_asked_about(text: str, expected: Command) -> None:
+    result = parse(text)
+    assert (result.commands, result.ask) == ((expected,), True)
+    assert parse("don't forget to buy the milk").ask is False
 
 
 @pytest.mark.parametrize(
@@ -721,6 +756,27 @@ def test_a_part_of_the_day_said_after_it_is_over_is_the_next_days() -> None:
 )
 def test_times_as_the_engines_write_them(text: str, expected: dt.datetime) -> None:
     assert_command(text, AgendaAdd(title="dentist", start=expected))
+
+
+@pytest.mark.parametrize(
+    ("text", "title", "expected"),
+    [
+        # after "around" or "by", an hour stays a time where nothing but a time's words
+        # or another date follows it
+        ("remind me to call mom around 5", "call mom", at(11, 30, 17)),
+        ("remind me to call mom around 5 with dad", "call mom with dad", at(11, 30, 17)),
+        ("add dentist around 3 tomorrow", "dentist", at(12, 1, 15)),
+        ("remind me to pay rent by 5 pm", "pay rent", at(11, 30, 17)),
+        (
+            "remind me to pick up the kids by 3 from school",
+            "pick up the kids from school",
+            at(11, 30, 15),
+        ),
+        ("add dentist the 5th at 3", "dentist", at(12, 5, 15)),
+    ],
+)
+def test_an_hour_after_around_stays_a_time(title: str, text: str, expected: dt.datetime) -> None:
+    assert parse(text).commands == (AgendaAdd(title=title, start=expected),)
 
 
 def said_at(hour: int) -> dt.datetime:

@@ -371,7 +371,8 @@ def test_a_reminder_without_a_date_is_not_an_entry(parser: IntentParser) -> None
     assert parser.parse("remind me to call mom", now=NOW).reason == "vague_time"
     assert parser.parse("me lembra de ligar pra mãe", lang="pt", now=NOW).reason == "vague_time"
     assert parser.parse("don't forget to call mom", now=NOW).reason == "vague_time"
-    assert parser.parse("don't forget your keys", now=NOW).reason == "not_understood"
+    # a purchase at most, only ever asked ("Did you want to add your keys?")
+    assert parser.parse("don't forget your keys", now=NOW).ask
     assert parser.parse("lembra de quando a gente foi pra praia", lang="pt", now=NOW).commands == ()
     # a purchase is still an item
     assert parser.parse("remind me to buy milk", now=NOW).commands == (c.ShoppingAdd(item="milk"),)
@@ -489,3 +490,12 @@ def test_a_reading_is_given_only_for_an_exempt_phrase_and_never_longer() -> None
         _reads({"do forget to": "remember to"}, exempt)
     with pytest.raises(ValueError, match="longer"):
         _reads({"don't forget to": "please do remember to"}, exempt)
+
+
+def test_a_guessed_reading_needs_a_reading() -> None:
+    from appliance.intents.lexicon import _asked
+
+    reads = {"don't forget": "buy"}
+    assert _asked(["Don't forget"], reads) == {"don't forget"}
+    with pytest.raises(ValueError, match="no reading"):
+        _asked(["don't forget about"], reads)

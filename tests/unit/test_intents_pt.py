@@ -97,6 +97,20 @@ def assert_command(text: str, expected: Command) -> None:
         ("adiciona alguns tomates", ShoppingAdd(item="tomates")),
         ("adiciona mais leite", ShoppingAdd(item="leite")),
         ("adiciona romeu e julieta", ShoppingAdd(item="romeu e julieta")),
+        # uma quantidade depois de um artigo; não uma hora ("às duas")
+        ("adiciona as duas cervejas", ShoppingAdd(item="cervejas", quantity=2)),
+        ("adiciona as 3 bananas na lista", ShoppingAdd(item="bananas", quantity=3)),
+        (
+            "adiciona os dois pacotes de arroz",
+            ShoppingAdd(item="arroz", quantity=2, unit="pack"),
+        ),
+        ("adiciona a meia dúzia de ovos", ShoppingAdd(item="ovos", quantity=0.5, unit="dozen")),
+        # uma quantidade aproximada é a quantidade
+        ("coloca por volta de três maçãs na lista", ShoppingAdd(item="maçãs", quantity=3)),
+        (
+            "adiciona cerca de dois quilos de frango",
+            ShoppingAdd(item="frango", quantity=2, unit="kg"),
+        ),
         # outras formas
         ("acabou o café", ShoppingAdd(item="café")),
         ("o leite acabou", ShoppingAdd(item="leite")),
@@ -388,6 +402,32 @@ def test_agenda_add(text: str, expected: Command) -> None:
 def test_two_requests_in_one_do_nothing(text: str) -> None:
     result = parse(text)
     assert (result.commands, result.reason) == ((), "two_requests")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("não esquece o leite", ShoppingAdd(item="leite")),
+        ("não se esqueça das bananas", ShoppingAdd(item="bananas")),
+    ],
+)
+def test_nao_esquece_alguma_coisa_e_uma_compra_perguntada(text: str, expected: Command) -> None:
+    result = parse(text)
+    assert (result.commands, result.ask) == ((expected,), True)
+
+
+@pytest.mark.parametrize(
+    ("text", "title", "expected"),
+    [
+        # depois de "às", uma hora continua hora quando só vem depois dela o que vem
+        # depois de uma hora, ou outra data
+        ("marca reunião às 3 com o joão", "reunião com o joão", at(11, 30, 15)),
+        ("me lembra de ligar pra mãe pelas 5 amanhã", "ligar pra mãe", at(12, 1, 17)),
+        ("me lembra às 8 de ligar pra mãe", "ligar pra mãe", at(11, 30, 20)),
+    ],
+)
+def test_uma_hora_depois_de_as_continua_hora(text: str, title: str, expected: dt.datetime) -> None:
+    assert parse(text).commands == (AgendaAdd(title=title, start=expected),)
 
 
 def test_one_task_of_two_steps_is_one_entry() -> None:
