@@ -166,9 +166,11 @@ def test_shopping_add(text: str, expected: Command) -> None:
         ("don't let me forget the bread", ShoppingAdd(item="bread")),
         # said to someone else in the kitchen: only ever a question, which a no drops
         ("don't forget your keys", ShoppingAdd(item="your keys")),
+        # a need, or a wish
+        ("we could use some eggs", ShoppingAdd(item="eggs")),
     ],
 )
-def test_dont_forget_something_is_a_purchase_asked_about(text: str, expected: Command) -> None:
+def test_a_purchase_said_in_passing_is_asked_about(text: str, expected: Command) -> None:
     result = parse(text)
     assert (result.commands, result.ask) == ((expected,), True)
     assert parse("don't forget to buy the milk").ask is False
@@ -357,6 +359,7 @@ def test_asking_about_two_items_asks_about_each() -> None:
         "do we need anything else from the store",
         "what else is on the list",
         "what else do we need to buy",
+        "anything else on the list",
     ],
 )
 def test_needing_anything_reads_the_whole_list(text: str) -> None:
@@ -466,6 +469,8 @@ def test_an_appointment_told_with_its_time_is_asked_about(
         "empty my shopping list",
         "remove everything from the grocery list",
         "start a new shopping list",
+        "delete the shopping list",
+        "erase my list",
     ],
 )
 def test_emptying_the_whole_list_is_always_asked(text: str) -> None:

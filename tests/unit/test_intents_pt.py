@@ -255,7 +255,8 @@ def test_more_kitchen_phrasings(text: str, expected: Command) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["limpa a lista", "esvazia a lista de compras", "tira tudo da lista"]
+    "text",
+    ["limpa a lista", "esvazia a lista de compras", "tira tudo da lista", "apaga a lista toda"],
 )
 def test_emptying_the_whole_list_is_always_asked(text: str) -> None:
     result = parse(text)
