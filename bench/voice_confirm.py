@@ -67,15 +67,17 @@ async def _run(limit: int | None) -> dict[str, Any]:
         async with open_database(settings) as db:
             service = ActionService(db, settings, Topics())
 
-            def turn(expect: Expect) -> VoiceTurn:
+            async def turn(expect: Expect) -> VoiceTurn:
+                # a command is heard with the list's items, as the node and bench voice hear it
+                command = expect == "command"
                 return VoiceTurn(
                     session_id=uuid.uuid4().hex[:12],
                     site="bench",
                     user="bench",
                     lang="en",
                     engines=engines,
-                    service=service if expect == "command" else None,
-                    known_items=(),
+                    service=service if command else None,
+                    known_items=await service.known_items("bench") if command else (),
                     expect=expect,
                 )
 
@@ -87,7 +89,9 @@ async def _run(limit: int | None) -> dict[str, Any]:
                 said = parse(text)
                 truth = voice._keys(said.commands)
                 wanted = ("confirm",) if said.ask else ("act", "read")
-                result = await voice.hear(turn("command"), noisy(speech.pad(say(text), 300, 1200)))
+                result = await voice.hear(
+                    await turn("command"), noisy(speech.pad(say(text), 300, 1200))
+                )
                 gate = result.gate
                 proposed = voice._keys(gate.commands) if gate is not None else []
                 answer: str | None = None
@@ -101,7 +105,7 @@ async def _run(limit: int | None) -> dict[str, Any]:
                         outcome = "time_asked"
                     else:
                         reply = next(yes) if proposed == truth else next(no)
-                        heard_turn = turn("answer")
+                        heard_turn = await turn("answer")
                         pcm = noisy(speech.pad(say(reply), 300, 1200))
                         heard = await voice.hear(heard_turn, pcm)
                         answer = heard_answer(
