@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from appliance.intents.lexicon import PART_MERIDIEM, DateWords, Lexicon
-from appliance.intents.numbers import format_number, number_spans, parse_decimal
+from appliance.intents.numbers import format_number, number_spans, parse_decimal, parse_fraction
 from appliance.intents.text import Word, phrase_alternation, words_of
 
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
@@ -482,22 +482,27 @@ class DateGrammar:
         return fragments
 
     def _an_amount(self, match: re.Match[str], text: str) -> bool:
-        """True if ``match`` is a bare hour or day after one of the ``amount_markers``
-        and a word follows it that no time has: "add around 3 apples" is three apples,
-        "add the 3 apples" no entry on the 3rd, "as 2 cervejas" two beers. Not "around
-        3", "around 3 pm", "around 3 with dad", "around 3 tomorrow" (the start of
-        another date or time)."""
+        """True if ``match`` ends in a bare number (an hour, a day, a fraction) that a
+        word follows that no time has, and it starts with one of the
+        ``amount_markers`` or with a number: "add around 3 apples" is three apples, "add
+        the 3 apples" no entry on the 3rd, "as 2 cervejas" two beers, "3 to 4 apples"
+        no 3:57, "1/2 gallon of milk" no January 2. Not "around 3", "around 3 pm",
+        "around 3 with dad", "around 3 tomorrow" (the start of another date or time)."""
+        groups = {k: v for k, v in match.groupdict().items() if v is not None}
         bare = [
             name
-            for name in ("h", "day")
-            if name in match.re.groupindex
-            and match.group(name) is not None
+            for name in ("h", "day", "numdate")
+            if name in groups
             and match.end(name) == match.end()
+            and (name != "numdate" or parse_fraction(groups[name]) is not None)
         ]
         if not bare:
             return False
-        marker = text[match.start() : match.start(bare[0])].strip()
-        if marker not in self._words.amount_markers:
+        first = min(match.start(name) for name in groups)
+        marker = text[match.start() : first].strip()
+        if marker not in self._words.amount_markers and not (
+            not marker and text[first : first + 1].isdigit()
+        ):
             return False
         following = text[match.end() :].split(maxsplit=1)
         if not following or not following[0][0].isalpha():

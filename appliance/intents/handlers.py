@@ -313,10 +313,16 @@ def _event_when(ctx: Context, words: list[Word], *, adding: bool) -> When | Outc
     # tomorrow at 3"); moving, it is the new date and is read separately.
     after = (ctx.words("when") or []) if adding else []
     when = ctx.grammar.when([*words, *after], ctx.today)
-    covered = when.covered()
+    if after and not _all_covered(when, len(words), after):
+        # "set a reminder for 7 to ...": a bare hour, read as after the time marker
+        marker = ctx.lexicon.time_marker
+        at = Word(text=marker, key=marker, start=after[0].start, end=after[0].start)
+        marked = ctx.grammar.when([*words, at, *after], ctx.today)
+        if _all_covered(marked, len(words), [at, *after]):
+            when, after = marked, [at, *after]
     if when.vague:  # "add dentist in a bit": no day or time to add it on; said again
         return _fail(Reason.VAGUE_TIME)
-    if any(len(words) + i not in covered for i, w in enumerate(after) if w.key != ","):
+    if not _all_covered(when, len(words), after):
         return _fail(Reason.BAD_DATE, final=False)
     metadata = ctx.candidate.metadata
     if (
@@ -334,6 +340,13 @@ def _event_when(ctx: Context, words: list[Word], *, adding: bool) -> When | Outc
     if when.conflict:
         return _fail(Reason.AMBIGUOUS_DATE)
     return when
+
+
+def _all_covered(when: When, start: int, after: Sequence[Word]) -> bool:
+    """True if the date/time ``when`` read covers each word of ``after`` (its words from
+    index ``start`` on), commas aside."""
+    covered = when.covered()
+    return all(start + i in covered for i, w in enumerate(after) if w.key != ",")
 
 
 def _event(ctx: Context, *, adding: bool = False) -> _Event | Outcome:

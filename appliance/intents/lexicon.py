@@ -118,6 +118,9 @@ class Quantities:
     of: frozenset[str]
     more: tuple[Phrase, ...]
     percent: tuple[Phrase, ...]
+    ranges: frozenset[str]
+    """Words between two counts of one item ("3 or 4 apples", "3 a 4 maçãs"): one item,
+    its amount said as a range, kept in its name."""
     articles: frozenset[str]
     """Articles an amount may follow ("the 3 apples", "as duas cervejas"): dropped
     before it, kept (for the item's name to drop) before no amount."""
@@ -324,6 +327,7 @@ def load_lexicon(lang: str) -> Lexicon:
             more=_phrases(quantities["more"]),
             percent=_phrases(quantities["percent"]),
             articles=_words(quantities["articles"]),
+            ranges=_words(quantities["ranges"]),
         ),
         conjunctions=_words(raw["conjunctions"]),
         unfinished_words=_phrases(raw["unfinished_words"]),

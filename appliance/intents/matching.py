@@ -29,7 +29,7 @@ class Candidate:
     values: Mapping[str, Any]
     metadata: Mapping[str, Any]
     template: str | None
-    rank: tuple[int, int, int, int, str] = field(compare=False)
+    rank: tuple[int, int, int, int, int, str] = field(compare=False)
 
 
 def _cuts_word(text: str, start: int, end: int) -> bool:
@@ -66,12 +66,15 @@ def _candidate(utterance: Utterance, result: RecognizeResult) -> Candidate | Non
         metadata=metadata,
         template=sentence.text if sentence is not None else None,
         # Least text in wildcards first (the template explained the most words),
-        # then fewer wildcards, then the template's priority, then more literal text.
+        # then fewer wildcards, then the template's priority, then more literal text,
+        # then more words in the date slot ("remind me at ten to five to call mom": "at
+        # ten to five", not "at ten" with "five to call mom").
         rank=(
             wildcard_chars,
             len(slots),
             -int(metadata.get("priority", 0)),
             -result.text_chunks_matched,
+            -len(slots["when"].text) if "when" in slots else 0,
             result.intent.name,
         ),
     )

@@ -12,6 +12,7 @@ from unicode_rbnf import FormatPurpose, RbnfEngine
 from appliance.intents.text import Word
 
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)?")
+_FRACTION = re.compile(r"(\d{1,2})/(\d{1,2})")
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,16 @@ def parse_decimal(text: str) -> float | None:
     return float(text.replace(",", "."))
 
 
+def parse_fraction(text: str) -> float | None:
+    """``"1/2"``, ``"3/4"``: a fraction below one (as Whisper writes "half a gallon"
+    now and then); None for anything else, "12/5" (a date) included."""
+    found = _FRACTION.fullmatch(text)
+    if found is None:
+        return None
+    numerator, denominator = int(found.group(1)), int(found.group(2))
+    return numerator / denominator if 0 < numerator < denominator <= 16 else None
+
+
 def number_spans(
     words: Sequence[Word], lang: str, not_numbers: Collection[str] = ()
 ) -> list[NumberSpan]:
@@ -70,6 +81,8 @@ def number_spans(
         )
     for index, word in enumerate(words):
         value = parse_decimal(word.key)
+        if value is None:
+            value = parse_fraction(word.key)
         if value is not None:
             spans.append(NumberSpan(index, index + 1, value, digits=word.key))
     spans.sort(key=lambda s: s.start)

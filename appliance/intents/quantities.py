@@ -90,6 +90,8 @@ def _counted_pieces(
             index in starts
             and index - 1 >= counted_to
             and words[index - 1].key not in lexicon.quantities.of
+            # "3 or 4 apples": one item, its amount a range
+            and not (index - 1 == counted_to and words[index - 1].key in lexicon.quantities.ranges)
         ):
             out.append([])
             counted_to = starts[index]
@@ -174,7 +176,16 @@ def _bare_unit(words: Sequence[Word], _: Sequence[NumberSpan], q: Quantities) ->
     return None
 
 
-_QUANTITY_READERS = (_vague, _fixed, _half, _number, _bare_unit)
+def _range(words: Sequence[Word], spans: Sequence[NumberSpan], q: Quantities) -> _Found:
+    """No quantity for an amount said as a range ("3 or 4 apples", "three to four
+    apples"): the item keeps it in its name."""
+    first = _number_at(spans, 0)
+    if first is None or first.end + 1 >= len(words) or words[first.end].key not in q.ranges:
+        return None
+    return (None, 0) if _number_at(spans, first.end + 1) is not None else None
+
+
+_QUANTITY_READERS = (_range, _vague, _fixed, _half, _number, _bare_unit)
 
 
 def _leading_quantity(

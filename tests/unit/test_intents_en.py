@@ -130,6 +130,11 @@ def assert_command(text: str, expected: Command) -> None:
         ("add 7up", ShoppingAdd(item="7up")),
         ("add two cans of 7-Up", ShoppingAdd(item="7-Up", quantity=2, unit="can")),
         ("add 2l of milk", ShoppingAdd(item="milk", quantity=2, unit="l")),
+        # a fraction as Whisper writes one, not January 2
+        ("add 1/2 gallon of milk", ShoppingAdd(item="milk", quantity=0.5, unit="gallon")),
+        # an amount said as a range: one item, named as said (not 3:57 PM)
+        ("add 3 or 4 apples", ShoppingAdd(item="3 or 4 apples")),
+        ("add three to four apples", ShoppingAdd(item="three to four apples")),
         # known compound names stay one item
         ("add mac and cheese", ShoppingAdd(item="mac and cheese")),
         ("add half and half", ShoppingAdd(item="half and half")),
@@ -778,6 +783,15 @@ def test_times_as_the_engines_write_them(text: str, expected: dt.datetime) -> No
             at(11, 30, 15),
         ),
         ("add dentist the 5th at 3", "dentist", at(12, 5, 15)),
+        # "ten to five", not "ten" with a title "five to call mom"
+        ("remind me at ten to five to call mom", "call mom", at(11, 30, 16, 50)),
+        # a bare hour where a reminder's time goes
+        ("set a reminder for 7 to take out the trash", "take out the trash", at(11, 30, 19)),
+        (
+            "set a reminder for seven thirty to water the plants",
+            "water the plants",
+            at(11, 30, 19, 30),
+        ),
     ],
 )
 def test_an_hour_after_around_stays_a_time(title: str, text: str, expected: dt.datetime) -> None:
