@@ -1298,6 +1298,8 @@ def test_empty_text(text: str) -> None:
         ("add 20000 apples", "invalid:quantity"),
         # an entry without a title or a time: neither an entry nor an item
         ("add an appointment tomorrow", "missing_slot:title"),
+        # no entry is called "my" once the time is taken out
+        ("cancel my 3 o'clock", "missing_slot:title"),
         # an amount of nothing (said alone, or cut off): never "liters" or "dozen"
         ("add two liters", "missing_slot:item"),
         ("add a dozen", "missing_slot:item"),
