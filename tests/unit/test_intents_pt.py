@@ -210,6 +210,7 @@ def test_shopping_item_actions(text: str, expected: Command) -> None:
         ("me fala a lista", ShoppingList()),
         ("o que eu preciso comprar", ShoppingList()),
         ("o que falta comprar", ShoppingList()),
+        ("tem mais alguma coisa na lista", ShoppingList()),
         ("mostra a lista toda", ShoppingList(include_completed=True)),
         ("limpa os itens marcados", ShoppingClearCompleted()),
         ("limpa os itens comprados", ShoppingClearCompleted()),
@@ -232,6 +233,7 @@ def test_shopping_list_and_clear(text: str, expected: Command) -> None:
         ("quantos ovos tem na lista", "ovos"),
         ("quanto leite a gente precisa comprar", "leite"),
         ("já coloquei leite na lista", "leite"),
+        ("quanto de leite eu preciso", "leite"),
     ],
 )
 def test_one_item_on_the_list(text: str, item: str) -> None:
