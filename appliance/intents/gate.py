@@ -67,7 +67,17 @@ def prepare(
         folded = lexicon.negation.exempt.sub(exempt, folded)
     if is_negated(folded, lexicon) != negated:
         return EMPTY if negated else NEGATED
-    folded = lexicon.fillers.blank(folded)
+    folded = _lone_commas(lexicon.fillers.blank(folded))
     if not any(c.isalnum() for c in folded):
         return EMPTY
     return Utterance(original=original, folded=folded)
+
+
+_COMMA_AFTER_COMMA = re.compile(r"(?<=,)(\s*),|^(\s*),")
+
+
+def _lone_commas(folded: str) -> str:
+    """``folded`` without the commas a blanked filler left on their own ("add, uh,
+    milk" is "add,   , milk"; "uh, add milk" starts with one): blanked, one character
+    for one, so that nothing but the filler's own comma is left."""
+    return _COMMA_AFTER_COMMA.sub(lambda m: " " * (m.end() - m.start()), folded)

@@ -150,6 +150,8 @@ def assert_command(text: str, expected: Command) -> None:
         ("grab me some cheese, please", ShoppingAdd(item="cheese")),
         # ASR noise: fillers, politeness, punctuation, case
         ("uh, add, um, bread to the list, thank you", ShoppingAdd(item="bread")),
+        # a hesitation between commas leaves no empty pause behind
+        ("Uh, add, uh, milk.", ShoppingAdd(item="milk")),
         ("Hey, could you please add coffee to my list?", ShoppingAdd(item="coffee")),
         ("ADD TOOTHPASTE TO THE SHOPPING LIST", ShoppingAdd(item="TOOTHPASTE")),
         ("Ok so add kitchen towels to the list thanks", ShoppingAdd(item="kitchen towels")),

@@ -120,6 +120,7 @@ def assert_command(text: str, expected: Command) -> None:
         ("não esquece de colocar leite na lista", ShoppingAdd(item="leite")),
         # ruído de ASR
         ("é... adiciona café por favor, obrigado", ShoppingAdd(item="café")),
+        ("hum, adiciona, hum, café", ShoppingAdd(item="café")),
         ("Oi, você pode colocar detergente na lista?", ShoppingAdd(item="detergente")),
         # "também" onde for dito, nunca parte de um item
         ("adiciona também manteiga", ShoppingAdd(item="manteiga")),
