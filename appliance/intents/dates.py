@@ -56,6 +56,7 @@ class Fragment:
     duration: int | None = None
     ahead: int | None = None  # minutes from now: "in 20 minutes", "daqui a meia hora"
     guess: bool = False  # the day may be another: "next friday" said on a monday
+    weekday: int | None = None  # the date is a weekday's, said by its name (0: monday)
 
 
 @dataclass(frozen=True)
@@ -170,6 +171,20 @@ class When:
         if end <= start:
             end += dt.timedelta(days=1)
         return end
+
+
+def _same_day(dates: list[Fragment]) -> list[Fragment]:
+    """``dates`` without the weekdays said with a date they fall on: "friday the 11th",
+    "sexta, 11 de dezembro" is the 11th (the weekday alone would be the next Friday).
+    Unchanged when the dates disagree ("thursday the 11th" of a Friday)."""
+    dated = [f for f in dates if f.weekday is None]
+    days = {f.date for f in dated}
+    if len(days) != 1 or len(dated) == len(dates):
+        return dates
+    day = days.pop()
+    if day is None or any(f.weekday != day.weekday() for f in dates if f.weekday is not None):
+        return dates
+    return dated
 
 
 def _resolve_clock(clock: Clock, part: str | None) -> dt.time:
@@ -441,6 +456,7 @@ class DateGrammar:
             date=date,
             label=label,
             guess=near,
+            weekday=self._words.weekdays[g["wd"]] if "wd" in g else None,
             time=time,
             end_time=end_time,
             part=part,
@@ -516,7 +532,7 @@ class DateGrammar:
         """Combine the fragments of ``words`` into one ``When``; ``part``: the part of
         the day to read an hour in when the words name none (a question named it)."""
         fragments = tuple(self.scan(words, today))
-        dates = [f for f in fragments if f.date is not None]
+        dates = _same_day([f for f in fragments if f.date is not None])
         times = [f for f in fragments if f.time is not None]
         ends = [f for f in fragments if f.end_time is not None]
         durations = [f.duration for f in fragments if f.duration is not None]

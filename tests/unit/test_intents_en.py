@@ -785,6 +785,8 @@ def test_times_as_the_engines_write_them(text: str, expected: dt.datetime) -> No
             at(11, 30, 15),
         ),
         ("add dentist the 5th at 3", "dentist", at(12, 5, 15)),
+        # a weekday said with the date it falls on is that date, not the next Friday
+        ("add dentist on Friday, December 11th at 3 p.m.", "dentist", at(12, 11, 15)),
         # "ten to five", not "ten" with a title "five to call mom"
         ("remind me at ten to five to call mom", "call mom", at(11, 30, 16, 50)),
         # a bare hour where a reminder's time goes
@@ -1025,6 +1027,12 @@ def test_a_time_from_now_with_another_date_is_refused(text: str) -> None:
     result = parse(text)
     assert result.commands == ()
     assert result.reason == "ambiguous_date"
+
+
+def test_a_weekday_the_date_does_not_fall_on_is_refused() -> None:
+    # December 11th, 2026 is a Friday
+    result = parse("add dentist on Thursday, December 11th at 3 pm")
+    assert (result.commands, result.reason) == ((), "ambiguous_date")
 
 
 def test_a_time_from_now_leaves_durations_and_days_alone() -> None:

@@ -429,6 +429,8 @@ def test_nao_esquece_alguma_coisa_e_uma_compra_perguntada(text: str, expected: C
         ("marca reunião às 3 com o joão", "reunião com o joão", at(11, 30, 15)),
         ("me lembra de ligar pra mãe pelas 5 amanhã", "ligar pra mãe", at(12, 1, 17)),
         ("me lembra às 8 de ligar pra mãe", "ligar pra mãe", at(11, 30, 20)),
+        # o dia da semana dito com a data em que cai: essa data
+        ("marca dentista sexta-feira, 11 de dezembro, às 15h", "dentista", at(12, 11, 15)),
     ],
 )
 def test_uma_hora_depois_de_as_continua_hora(text: str, title: str, expected: dt.datetime) -> None:
