@@ -1310,6 +1310,7 @@ def test_empty_text(text: str) -> None:
         ("add an appointment tomorrow", "missing_slot:title"),
         # no entry is called "my" once the time is taken out
         ("cancel my 3 o'clock", "missing_slot:title"),
+        ("don't forget me", "missing_slot:item"),
         # an amount of nothing (said alone, or cut off): never "liters" or "dozen"
         ("add two liters", "missing_slot:item"),
         ("add a dozen", "missing_slot:item"),
