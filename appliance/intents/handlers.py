@@ -547,7 +547,10 @@ def statement_command(text: str, lang: str) -> MemoryAdd | None:
 
 
 _LEADING_FILLERS = re.compile(
-    r"^(?:\s*\b(?:ok|okay|so|well|um|uh|oh|hey|listen|então|olha|bom|ah|é)\b[\s,.]*)+",
+    r"^(?:\s*\b(?:ok|okay|so|well|um|uh|oh|hey|listen|então|olha|bom|ah|é"
+    # "remember that I like dark chocolate", "lembra que eu gosto de ..."
+    r"|(?:please )?remember that|just so you know|for the record|fyi|note that"
+    r"|lembra que|lembre que|lembre-se que|anota que|só pra você saber|pra constar)\b[\s,.:]*)+",
     re.IGNORECASE,
 )
 

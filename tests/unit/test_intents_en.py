@@ -1330,6 +1330,8 @@ def test_unusable_items(text: str, reason: str) -> None:
         ("I like milk", "likes", "milk"),
         ("I don't like coffee", "dislikes", "coffee"),  # a statement, not a refused command
         ("okay so I'm allergic to peanuts", "allergic", "peanuts"),
+        ("remember that I like dark chocolate", "likes", "dark chocolate"),
+        ("just so you know, I'm allergic to shellfish", "allergic", "shellfish"),
     ],
 )
 def test_a_stated_preference_is_a_memory_command(text: str, stance: str, subject: str) -> None:

@@ -771,3 +771,10 @@ def test_marcar_com_uma_data_e_agendar() -> None:
     assert_command(
         "marca dentista depois de amanhã", AgendaAdd(title="dentista", start=dt.date(2026, 12, 2))
     )
+
+
+def test_uma_preferencia_dita_depois_de_lembra_que() -> None:
+    result = parse("lembra que eu gosto de chocolate amargo")
+    assert [(c.action, getattr(c, "stance", None)) for c in result.commands] == [
+        ("memory.add", "likes")
+    ]
