@@ -902,6 +902,8 @@ def test_a_title_tells_the_half_of_a_bare_hour(
         ("noon", "morning", dt.time(12)),
         ("seven o'clock", "evening", dt.time(19)),
         ("at eleven", "night", dt.time(23)),
+        ("let's do four", "afternoon", dt.time(16)),
+        ("probably six", "evening", dt.time(18)),
     ],
 )
 def test_a_time_said_on_its_own(text: str, part: str | None, expected: dt.time) -> None:
