@@ -20,13 +20,16 @@ _YES = {
         "of course", "absolutely", "definitely", "confirm", "confirmed", "uh huh", "indeed",
         "sure thing", "that's correct", "sounds good", "all right", "alright", "go for it",
         "why not", "sure why not", "ok do it", "okay do it", "ok go ahead", "okay go ahead",
+        "perfect", "great", "that's it", "that is it", "that is correct", "that's fine", "fine",
+        "mm hmm", "mhm", "go on", "yes i do",
     ),
     "pt": (
         "sim", "isso", "isso mesmo", "pode", "pode ser", "claro", "certo", "correto", "exato",
         "isso ai", "com certeza", "confirmo", "confirma", "manda ver", "beleza", "ok", "positivo",
         "sim por favor", "pode sim", "quero", "e isso", "é isso aí", "claro que sim",
         "está certo", "tá certo", "exatamente", "confirmado", "tá bom", "está bem", "tá",
-        "pode fazer", "faz isso",
+        "pode fazer", "faz isso", "fechado", "perfeito", "ótimo", "aham", "uhum",
+        "pode colocar", "pode adicionar", "pode marcar", "pode pôr", "pode por",
     ),
 }  # fmt: skip
 _NO = {
@@ -41,6 +44,13 @@ _NO = {
         "cancele", "deixa para lá", "pare", "tá errado", "agora não", "nada",
     ),
 }  # fmt: skip
+_NO_WORDS = {"en": frozenset({"no", "nope", "nah"}), "pt": frozenset({"nao"})}
+"""A word that makes any answer a no ("yeah, no")."""
+_COURTESY = {
+    "en": ("please", "then", "thanks", "thank you", "sir"),
+    "pt": ("por favor", "obrigado", "obrigada", "então", "aí"),
+}
+"""Words said around an answer that change nothing ("sure, go ahead, thanks")."""
 ANSWER_WORDS = {
     "en": "yes no sure yeah nope okay go ahead",
     "pt": "sim não isso pode claro certo nada",
@@ -67,6 +77,26 @@ def _fold(text: str) -> str:
 
 _YES_FOLDED = {lang: frozenset(_fold(p) for p in phrases) for lang, phrases in _YES.items()}
 _NO_FOLDED = {lang: frozenset(_fold(p) for p in phrases) for lang, phrases in _NO.items()}
+_COURTESY_FOLDED = {lang: frozenset(_fold(p) for p in words) for lang, words in _COURTESY.items()}
+
+
+def _phrases_of(folded: str, known: frozenset[str]) -> list[str] | None:
+    """``folded`` cut into phrases of ``known``, longest first from the left ("sure go
+    ahead": "sure", "go ahead"); None when a word is left over."""
+    words = folded.split()
+    longest = max(len(p.split()) for p in known)
+    found: list[str] = []
+    index = 0
+    while index < len(words):
+        for size in range(min(longest, len(words) - index), 0, -1):
+            phrase = " ".join(words[index : index + size])
+            if phrase in known:
+                found.append(phrase)
+                index += size
+                break
+        else:
+            return None
+    return found
 
 
 def parse_answer(text: str, lang: str) -> Answer | None:
@@ -83,9 +113,17 @@ def parse_answer(text: str, lang: str) -> Answer | None:
         return "no"
     if key == "en" and folded.split()[0] == "no":
         return "no"
+    if _NO_WORDS[key] & set(folded.split()):
+        return "no"  # "yeah, no", "yes no", "sim, não": doing nothing is safe
     if folded in yes or (folded.split()[0] in {"yes", "yeah", "yep", "sim"} and len(folded) < 30):
         return "yes"
-    return None
+    # Answers said in a row, and courtesy: "sure, go ahead", "okay, sure", "claro, pode";
+    # any no among them is a no ("okay, no")
+    courtesy = _COURTESY_FOLDED[key]
+    said = _phrases_of(folded, yes | no | courtesy)
+    if said is None or all(p in courtesy for p in said):
+        return None
+    return "no" if any(p in no and p not in yes for p in said) else "yes"
 
 
 def heard_answer(

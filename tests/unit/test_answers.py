@@ -25,6 +25,11 @@ from appliance.voice.answers import combine, heard_answer, parse_answer
         # Whisper writes a word said once in noise twice or three times
         "sure sure",
         "okay, okay",
+        # answers said in a row, with courtesy
+        "Sure, go ahead.",
+        "Okay, sure.",
+        "Perfect, thanks.",
+        "mm-hmm",
     ],
 )
 def test_english_yes(text: str) -> None:
@@ -46,6 +51,9 @@ def test_english_yes(text: str) -> None:
         "no no no",
         "Please don't.",
         "No, don't.",
+        # a no among yeses is a no
+        "Yeah, no.",
+        "Okay, no.",
     ],
 )
 def test_english_no(text: str) -> None:
@@ -53,19 +61,22 @@ def test_english_no(text: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["Sim.", "isso mesmo", "pode", "Claro!", "pode sim", "é isso", "claro claro"]
+    "text",
+    ["Sim.", "isso mesmo", "pode", "Claro!", "pode sim", "é isso", "claro claro", "Claro, pode."],
 )
 def test_portuguese_yes(text: str) -> None:
     assert parse_answer(text, "pt") == "yes"
 
 
-@pytest.mark.parametrize("text", ["Não.", "não, obrigado", "cancela", "deixa pra lá", "esquece"])
+@pytest.mark.parametrize(
+    "text", ["Não.", "não, obrigado", "cancela", "deixa pra lá", "esquece", "Sim, não."]
+)
 def test_portuguese_no(text: str) -> None:
     assert parse_answer(text, "pt") == "no"
 
 
 @pytest.mark.parametrize(
-    "text", ["", "add milk", "maybe", "I don't know", "what did you say", "Thank you."]
+    "text", ["", "add milk", "maybe", "I don't know", "what did you say", "Thank you.", "please"]
 )
 def test_unclear_is_neither(text: str) -> None:
     assert parse_answer(text, "en") is None
