@@ -74,10 +74,13 @@ def prepare(
 
 
 _COMMA_AFTER_COMMA = re.compile(r"(?<=,)(\s*),|^(\s*),")
+_SPACE_BEFORE_COMMA = re.compile(r"(?<=\w)(\s+),")
 
 
 def _lone_commas(folded: str) -> str:
     """``folded`` without the commas a blanked filler left on their own ("add, uh,
-    milk" is "add,   , milk"; "uh, add milk" starts with one): blanked, one character
-    for one, so that nothing but the filler's own comma is left."""
-    return _COMMA_AFTER_COMMA.sub(lambda m: " " * (m.end() - m.start()), folded)
+    milk" is "add,   , milk"; "uh, add milk" starts with one), and with a comma
+    after blanks moved onto the word before them ("anota aí, arroz" is "anota   ,
+    arroz"): one character for one, so that no template misses the words for it."""
+    folded = _COMMA_AFTER_COMMA.sub(lambda m: " " * (m.end() - m.start()), folded)
+    return _SPACE_BEFORE_COMMA.sub(lambda m: "," + m.group(1), folded)

@@ -121,6 +121,9 @@ def assert_command(text: str, expected: Command) -> None:
         # ruído de ASR
         ("é... adiciona café por favor, obrigado", ShoppingAdd(item="café")),
         ("hum, adiciona, hum, café", ShoppingAdd(item="café")),
+        ("anota aí, papel toalha", ShoppingAdd(item="papel toalha")),
+        # a lista antes do item
+        ("coloca na lista de compras arroz", ShoppingAdd(item="arroz")),
         ("Oi, você pode colocar detergente na lista?", ShoppingAdd(item="detergente")),
         # "também" onde for dito, nunca parte de um item
         ("adiciona também manteiga", ShoppingAdd(item="manteiga")),
@@ -162,6 +165,10 @@ def test_shopping_add(text: str, expected: Command) -> None:
                 ShoppingAdd(item="leite", quantity=2, unit="l"),
                 ShoppingAdd(item="maçãs", quantity=3),
             ),
+        ),
+        (
+            "Põe na lista: leite, ovos e manteiga.",
+            (ShoppingAdd(item="leite"), ShoppingAdd(item="ovos"), ShoppingAdd(item="manteiga")),
         ),
     ],
 )
