@@ -79,12 +79,13 @@ class DateWords:
     recurring_days: frozenset[str]
     """Days said as a repetition ("on mondays", "às terças"): not supported."""
     amount_markers: frozenset[str]
-    """Words a bare hour may follow that also come before an amount ("around three
-    apples", "as duas cervejas"): with a word after it that no time has, the hour is an
-    amount (``DateGrammar.scan``)."""
+    """Words a bare hour or day may follow that also come before an amount ("around
+    three apples", "the 3 apples", "as duas cervejas"): with a word after it that no
+    time has, the number is an amount, as it is after a number ("3 to 4 apples");
+    ``DateGrammar._an_amount``."""
     after_time: frozenset[str]
-    """Words that may follow a time said after an ``amount_markers`` word ("around 5
-    with dad"), besides the start of another date or time."""
+    """Words that may follow such a time ("around 5 with dad"), besides the start of
+    another date or time."""
     numeric_order: str
     patterns: tuple[str, ...]
 
