@@ -780,6 +780,13 @@ def test_marcar_com_uma_data_e_agendar() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    "text", ["desmarca a reunião das 3", "desmarca a reunião às 15h", "cancela a reunião das 15h"]
+)
+def test_um_compromisso_desmarcado_pela_hora(text: str) -> None:
+    assert parse(text).commands == (AgendaRemove(title="reunião"),)
+
+
 def test_uma_preferencia_dita_depois_de_lembra_que() -> None:
     result = parse("lembra que eu gosto de chocolate amargo")
     assert [(c.action, getattr(c, "stance", None)) for c in result.commands] == [
