@@ -17,6 +17,9 @@ from appliance.intents.text import Utterance, blank_punctuation, fold
 EMPTY = "empty"
 NEGATED = "negated"
 
+_COMMA_AFTER_COMMA = re.compile(r"(?<=,)(\s*),|^(\s*),")
+_SPACE_BEFORE_COMMA = re.compile(r"(?<=\w)(\s+),")
+
 
 def _blank(found: re.Match[str]) -> str:
     return " " * (found.end() - found.start())
@@ -29,11 +32,17 @@ def _read_exempt(lexicon: Lexicon, found: re.Match[str]) -> str:
     return reading.ljust(found.end() - found.start())
 
 
+def _folded(text: str) -> tuple[str, str]:
+    """``text`` in NFC, and folded with its punctuation blanked (one character for one)."""
+    original = unicodedata.normalize("NFC", text)
+    return original, blank_punctuation(fold(original))
+
+
 def exempt_phrases(text: str, lexicon: Lexicon) -> frozenset[str]:
     """The phrases exempt from the negation check said in ``text``, folded."""
     if lexicon.negation.exempt is None:
         return frozenset()
-    folded = blank_punctuation(fold(unicodedata.normalize("NFC", text)))
+    folded = _folded(text)[1]
     return frozenset(" ".join(m.group(0).split()) for m in lexicon.negation.exempt.finditer(folded))
 
 
@@ -58,8 +67,7 @@ def prepare(
     the few sentences that say a negation themselves ("we don't need bread anymore");
     "empty" for one it lets through. The phrases exempt from the negation check ("don't
     forget to") are left out, or with ``read_exempt`` read as the lexicon says."""
-    original = unicodedata.normalize("NFC", text)
-    folded = blank_punctuation(fold(original))
+    original, folded = _folded(text)
     if not any(c.isalnum() for c in folded):
         return EMPTY
     if lexicon.negation.exempt is not None:
@@ -71,10 +79,6 @@ def prepare(
     if not any(c.isalnum() for c in folded):
         return EMPTY
     return Utterance(original=original, folded=folded)
-
-
-_COMMA_AFTER_COMMA = re.compile(r"(?<=,)(\s*),|^(\s*),")
-_SPACE_BEFORE_COMMA = re.compile(r"(?<=\w)(\s+),")
 
 
 def _lone_commas(folded: str) -> str:

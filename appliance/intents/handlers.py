@@ -315,11 +315,10 @@ def _event_when(ctx: Context, words: list[Word], *, adding: bool) -> When | Outc
     when = ctx.grammar.when([*words, *after], ctx.today)
     if after and not _all_covered(when, len(words), after):
         # "set a reminder for 7 to ...": a bare hour, read as after the time marker
-        marker = ctx.lexicon.time_marker
-        at = Word(text=marker, key=marker, start=after[0].start, end=after[0].start)
-        marked = ctx.grammar.when([*words, at, *after], ctx.today)
-        if _all_covered(marked, len(words), [at, *after]):
-            when, after = marked, [at, *after]
+        at_after = _after_time_marker(ctx, after)
+        marked = ctx.grammar.when([*words, *at_after], ctx.today)
+        if _all_covered(marked, len(words), at_after):
+            when, after = marked, at_after
     if when.vague:  # "add dentist in a bit": no day or time to add it on; said again
         return _fail(Reason.VAGUE_TIME)
     if not _all_covered(when, len(words), after):
@@ -486,15 +485,20 @@ def _agenda_remove(ctx: Context) -> Outcome:
     return Outcome(commands=(AgendaRemove(title=event.title, day=event.when.date),))
 
 
+def _after_time_marker(ctx: Context, words: Sequence[Word]) -> list[Word]:
+    """``words`` after the lexicon's ``time_marker`` ("7" as "at 7"), which takes no
+    characters of the text."""
+    marker = ctx.lexicon.time_marker
+    return [Word(text=marker, key=marker, start=words[0].start, end=words[0].start), *words]
+
+
 def _bare_time(ctx: Context, words: Sequence[Word]) -> When | None:
     """A target said as a bare hour ("move dinner to 7", "change it to 7 30"): read as
     "at 7" (the lexicon's ``time_marker``). Only for a move: elsewhere a bare number
     is a quantity."""
     if not 0 < len(words) <= 3:
         return None
-    marker = ctx.lexicon.time_marker
-    at = Word(text=marker, key=marker, start=words[0].start, end=words[0].start)
-    when = ctx.grammar.when([at, *words], ctx.today)
+    when = ctx.grammar.when(_after_time_marker(ctx, words), ctx.today)
     complete = len(when.covered()) == len(words) + 1
     return when if complete and when.time is not None and when.date is None else None
 

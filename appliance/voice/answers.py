@@ -106,15 +106,14 @@ def parse_answer(text: str, lang: str) -> Answer | None:
         return None
     key = "pt" if lang.startswith("pt") else "en"
     yes, no = _YES_FOLDED[key], _NO_FOLDED[key]
-    # A short answer may repeat or add a courtesy: "yes yes", "no, thanks". An English
-    # answer that starts with "no" is no, whatever follows ("no, I said milk"): doing
-    # nothing is safe. ("no" starts Portuguese sentences as "in the".)
+    # A short answer may repeat or add a courtesy: "yes yes", "no, thanks". A no phrase
+    # first, or a "no" word anywhere, is no, whatever else is said ("no, I said milk",
+    # "yeah, no", "sim, não"): doing nothing is safe. ("no" is not one in Portuguese,
+    # where it means "in the".)
     if folded in no or any(folded.startswith(p + " ") for p in no if len(p) > 2):
         return "no"
-    if key == "en" and folded.split()[0] == "no":
-        return "no"
     if _NO_WORDS[key] & set(folded.split()):
-        return "no"  # "yeah, no", "yes no", "sim, não": doing nothing is safe
+        return "no"
     if folded in yes or (folded.split()[0] in {"yes", "yeah", "yep", "sim"} and len(folded) < 30):
         return "yes"
     # Answers said in a row, and courtesy: "sure, go ahead", "okay, sure", "claro, pode";

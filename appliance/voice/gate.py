@@ -2,8 +2,9 @@
 
 Both transcripts go through the same intent parser. The gate compares what they
 *mean* (action, item, quantity, unit, date/time), normalised (case, articles,
-plurals, number words are already folded by the parser and ``item_key``), and never
-fuzzy-matches two different items into one.
+plurals and quantities' number words by the parser and ``item_key``; numbers inside an
+item's name, "a twelve pack", by ``command_key``), and never fuzzy-matches two
+different items into one.
 
 Decisions:
 - ``act``: both engines give the same state-changing commands: run them. Engine A's
