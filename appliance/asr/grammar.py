@@ -17,7 +17,8 @@ optional quantities and units (English units take "of": "a gallon of milk", "a
 dozen eggs"; with "of" optional PocketSphinx heard "a gallon oat milk"; a number takes
 the plural: "eight kilos of", "three apples", never "eight kilo of"), up to two,
 or three when adding ("milk, eggs and bread", the comma a ``PAUSE``); ``{event}`` a
-title vocabulary plus the date/time sub-grammar; ``{when}`` dates and times. Yes/no
+title vocabulary plus the date/time sub-grammar; ``{when}`` dates and times (a time
+with "at", or without it after "to", "for" or "until": "move my meeting to three p.m."). Yes/no
 answers are in the grammar too (``<answer>``; ``Grammar.answers_jsgf`` holds them
 alone, for confirmations).
 Template blocks marked ``verifier: false`` are understood by the parser but left out
@@ -66,6 +67,7 @@ _LOGGER = logging.getLogger(__name__)
 ANSWER_RULE = "answer"
 TIME_RULE = "time_answer"
 """A time of day said on its own (or a no), the answer to "what time?"."""
+WHEN_AFTER = "when_after"
 UNK = "[unk]"
 PAUSE = ","
 """The grammar's only non-word: a pause between two items of a list ("milk, eggs and
@@ -132,6 +134,10 @@ _EN_RULES: dict[str, str] = {
     "duration": "for (an hour|half an hour|one hour|two hours|three hours|thirty minutes|"
     "forty five minutes|fifteen minutes|an hour and a half)",
     "when": "(<date> [<time>]|<time> [<date>])",
+    # After "to", "for", "until" ("set a reminder for 7 pm to ...", "move my meeting to
+    # 3 pm"), a time needs no "at" (``_WHEN_AFTER``).
+    "clock": "(<hour> [o'clock] [<ampm>]|<hour> <minutes> [<ampm>]|noon|midnight)",
+    WHEN_AFTER: "(<when>|<clock> [<date>])",
     "title_noun": "(dentist|dentist appointment|doctor|doctor's appointment|doctor appointment|"
     "appointment|meeting|team meeting|work meeting|call|phone call|video call|lunch|dinner|"
     "breakfast|brunch|coffee|drinks|party|birthday party|birthday|anniversary|wedding|"
@@ -269,6 +275,10 @@ _PT_RULES: dict[str, str] = {
 }
 
 _RULES = {"en": _EN_RULES, "pt": _PT_RULES}
+
+_WHEN_AFTER = frozenset({"to", "for", "until", "till"})
+"""Words after which a sentence's ``{when}`` may be a time said without "at": the
+rule ``WHEN_AFTER`` there (``_when_after``), where the grammar has it (English)."""
 
 # Template slot (hassil list) -> sub-grammar rule. Other text lists become rules.
 _SLOT_RULES = {
@@ -1132,6 +1142,8 @@ def _template_rules(lang: str) -> tuple[dict[str, Node], dict[str, tuple[str, ..
                 rules[rule] = parse_template(sentence, "r_")
                 if intent in _LIST_INTENTS and _LIST_TARGETS & set(_refs(rules[rule])):
                     rules[rule] = _renamed(rules[rule], "items", "item_list")
+                if WHEN_AFTER in _RULES[lang]:
+                    rules[rule] = _when_after(rules[rule])
                 names.append(rule)
         intents[intent] = tuple(names)
     return rules, intents
@@ -1152,6 +1164,30 @@ def _renamed(node: Node, old: str, new: str) -> Node:
     if isinstance(node, Alt):
         return Alt(tuple(_renamed(i, old, new) for i in node.items), node.optional)
     return node
+
+
+def _when_after(node: Node) -> Node:
+    """``node`` with each ``{when}`` that follows "to", "for" or "until" (or a group of
+    only such words, "[for]") made ``WHEN_AFTER``: "move my meeting to three p.m.",
+    "set a reminder for seven p.m. to call dad", said as often as with "at"."""
+    if isinstance(node, Alt):
+        return Alt(tuple(_when_after(i) for i in node.items), node.optional)
+    if not isinstance(node, Seq):
+        return node
+    items = [_when_after(i) for i in node.items]
+    for index in range(1, len(items)):
+        if items[index] == Ref("when") and _says_only(items[index - 1], _WHEN_AFTER):
+            items[index] = Ref(WHEN_AFTER)
+    return Seq(tuple(items))
+
+
+def _says_only(node: Node, words: Collection[str]) -> bool:
+    """True if ``node`` is one of ``words``, or a group of nothing but them."""
+    if isinstance(node, Word):
+        return node.text in words
+    if isinstance(node, Alt):
+        return all(isinstance(i, Word) and i.text in words for i in node.items)
+    return False
 
 
 # One closing word after a command ("put coffee on the list, please"). Measured on

@@ -651,6 +651,27 @@ def test_another_engines_reading_in_the_grammars_words() -> None:
         assert en.sentence_of(text) is None, text
 
 
+def test_a_time_after_to_for_or_until_needs_no_at(parser: IntentParser) -> None:
+    """ "Set a reminder for 7 p.m. to call dad", "move my meeting to 3 pm": the
+    grammar says them, and its words mean what Whisper's text means. Where no such
+    word comes before it, a time still takes "at"."""
+    en = build_grammar("en")
+    now = dt.datetime(2026, 12, 3, 10, tzinfo=dt.UTC)
+    for text in (
+        "Set a reminder for 7 p.m. to call dad.",
+        "Set a reminder for noon to call mom",
+        "Move my meeting to 3 pm.",
+        "Postpone the dentist until 4:30 pm.",
+    ):
+        words = en.sentence_of(text)
+        assert words is not None, text
+        said = parser.parse(text, lang="en", now=now).commands
+        assert said
+        assert parser.parse(words, lang="en", now=now).commands == said, text
+    assert not en.accepts("remind me seven p.m. to call dad")
+    assert not en.accepts("add dentist seven p.m. to my calendar")
+
+
 def test_a_choice_keeps_the_sentence_and_opens_its_items_and_numbers() -> None:
     en = build_grammar("en")
     sentence = "add two liters of milk , eggs and bread to the shopping list"
