@@ -122,6 +122,9 @@ class Quantities:
     ranges: frozenset[str]
     """Words between two counts of one item ("3 or 4 apples", "3 a 4 maçãs"): one item,
     its amount said as a range, kept in its name."""
+    alternatives: frozenset[str]
+    """Words between two counted items said as a choice ("3 apples or 4 pears", "3
+    maçãs ou 4 peras"): one item, named as said, with no amount of its own."""
     articles: frozenset[str]
     """Articles an amount may follow ("the 3 apples", "as duas cervejas"): dropped
     before it, kept (for the item's name to drop) before no amount."""
@@ -329,6 +332,7 @@ def load_lexicon(lang: str) -> Lexicon:
             percent=_phrases(quantities["percent"]),
             articles=_words(quantities["articles"]),
             ranges=_words(quantities["ranges"]),
+            alternatives=_words(quantities["alternatives"]),
         ),
         conjunctions=_words(raw["conjunctions"]),
         unfinished_words=_phrases(raw["unfinished_words"]),

@@ -79,8 +79,9 @@ def _counted_pieces(
     item: "four apples two pears" is two items, as said without the comma Whisper
     often leaves out. Only when the piece itself starts with a count ("chinese five
     spice" is one item), after a word that is not a count ("three 2 liter bottles"),
-    and never after "of" ("two bottles of 7 up"). ``starts``: where each cardinal
-    number starts, and where it ends."""
+    never after "of" ("two bottles of 7 up"), nor after "or" ("3 apples or 4 pears":
+    one item, a choice). ``starts``: where each cardinal number starts, and where it
+    ends."""
     if piece[0] not in starts:
         return [piece]
     out = [[piece[0]]]
@@ -90,6 +91,7 @@ def _counted_pieces(
             index in starts
             and index - 1 >= counted_to
             and words[index - 1].key not in lexicon.quantities.of
+            and words[index - 1].key not in lexicon.quantities.alternatives
             # "3 or 4 apples": one item, its amount a range
             and not (index - 1 == counted_to and words[index - 1].key in lexicon.quantities.ranges)
         ):
@@ -185,7 +187,16 @@ def _range(words: Sequence[Word], spans: Sequence[NumberSpan], q: Quantities) ->
     return (None, 0) if _number_at(spans, first.end + 1) is not None else None
 
 
-_QUANTITY_READERS = (_range, _vague, _fixed, _half, _number, _bare_unit)
+def _choice(words: Sequence[Word], spans: Sequence[NumberSpan], q: Quantities) -> _Found:
+    """No quantity for two amounts said as a choice ("3 apples or 4 pears", "a dozen
+    eggs or 2 dozen"): the item is named as said."""
+    for index in range(1, len(words) - 1):
+        if words[index].key in q.alternatives and _number_at(spans, index + 1) is not None:
+            return None, 0
+    return None
+
+
+_QUANTITY_READERS = (_range, _choice, _vague, _fixed, _half, _number, _bare_unit)
 
 
 def _leading_quantity(

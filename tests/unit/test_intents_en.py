@@ -135,6 +135,9 @@ def assert_command(text: str, expected: Command) -> None:
         # an amount said as a range: one item, named as said (not 3:57 PM)
         ("add 3 or 4 apples", ShoppingAdd(item="3 or 4 apples")),
         ("add three to four apples", ShoppingAdd(item="three to four apples")),
+        # two amounts said as a choice: one item, named as said (not "apples or")
+        ("add 3 apples or 4 pears", ShoppingAdd(item="3 apples or 4 pears")),
+        ("add 2 lemons or 3 limes", ShoppingAdd(item="2 lemons or 3 limes")),
         # known compound names stay one item
         ("add mac and cheese", ShoppingAdd(item="mac and cheese")),
         ("add half and half", ShoppingAdd(item="half and half")),

@@ -106,6 +106,7 @@ def assert_command(text: str, expected: Command) -> None:
         ),
         ("adiciona a meia dúzia de ovos", ShoppingAdd(item="ovos", quantity=0.5, unit="dozen")),
         ("adiciona 3 ou 4 maçãs", ShoppingAdd(item="3 ou 4 maçãs")),
+        ("adiciona 3 maçãs ou 4 peras", ShoppingAdd(item="3 maçãs ou 4 peras")),
         # uma quantidade aproximada é a quantidade
         ("coloca por volta de três maçãs na lista", ShoppingAdd(item="maçãs", quantity=3)),
         (
