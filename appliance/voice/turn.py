@@ -948,11 +948,21 @@ async def in_thread(iterator: Iterator[bytes], executor: Executor) -> AsyncItera
         yield item
 
 
+_FRAGMENT_WORDS = 3
+"""At most this many words that say no request are a fragment (``unfinished``)."""
+
+
 def unfinished(text: str, lang: str, parse: Parse | None = None) -> bool:
     """True if ``text`` stops mid-sentence: on one of the lexicon's ``unfinished_words``
     ("add milk and", "remind me to", "add, um", "remind me"), trailing off ("add
     milk..."), or, read by ``parse``, a request without its item or title ("add two
-    liters", "remind me in ten minutes": ``missing_slot``)."""
+    liters", "remind me in ten minutes": ``missing_slot``), or a fragment: at most
+    ``_FRAGMENT_WORDS`` words that say no request, or none that Whisper could read.
+
+    A fragment is mostly the start of a request Whisper misheard, cut short where the
+    speaker stopped to think: "take that" for "take the ...", "remind meter" for
+    "remind me to ...", "head" for "add, uh, ...". More words that say nothing are a
+    sentence of their own ("the weather is lovely today"), not held."""
     from appliance.intents.lexicon import load_lexicon
     from appliance.intents.text import words_of
 
@@ -961,11 +971,16 @@ def unfinished(text: str, lang: str, parse: Parse | None = None) -> bool:
         return True
     words = tuple(w.key for w in words_of(stripped) if w.key != ",")
     if not words:
-        return False
+        return parse is not None
     if any(words[-len(p) :] == p for p in load_lexicon(lang).unfinished_words):
         return True
-    reason = getattr(parse(stripped), "reason", None) if parse is not None else None
-    return isinstance(reason, str) and reason.startswith("missing_slot")
+    if parse is None:
+        return False
+    read = parse(stripped)
+    reason = getattr(read, "reason", None)
+    if isinstance(reason, str) and reason.startswith("missing_slot"):
+        return True
+    return len(words) <= _FRAGMENT_WORDS and getattr(read, "intent", None) is None
 
 
 def _look_readings(

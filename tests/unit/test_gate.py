@@ -1100,6 +1100,15 @@ def test_words_that_stop_mid_sentence(text: str, lang: str, expected: bool) -> N
         ("adiciona uma dúzia", "pt", True),
         ("Add two liters of milk.", "en", False),
         ("What a lovely day.", "en", False),
+        # a fragment: a few words that say no request, or none Whisper could read
+        ("take that", "en", True),  # "take the | bread off ..."
+        ("remind meter", "en", True),  # "remind me to | ..."
+        ("and milk", "en", True),  # "add milk | and eggs ..."
+        ("", "en", True),
+        ("tira o", "pt", True),
+        ("Add milk.", "en", False),
+        ("the weather is lovely today", "en", False),
+        ("I watched a movie last night", "en", False),
     ],
 )
 def test_a_request_without_its_item_stops_mid_sentence(
