@@ -144,6 +144,11 @@ def assert_command(text: str, expected: Command) -> None:
         # other phrasings
         ("we're out of milk", ShoppingAdd(item="milk")),
         ("we're almost out of milk", ShoppingAdd(item="milk")),
+        ("we're getting low on rice", ShoppingAdd(item="rice")),
+        ("running short on eggs", ShoppingAdd(item="eggs")),
+        # what follows "note that" is the request
+        ("note down that we need coffee", ShoppingAdd(item="coffee")),
+        ("make a note that we're out of milk", ShoppingAdd(item="milk")),
         ("please add bread to my groceries", ShoppingAdd(item="bread")),
         ("add rice to groceries", ShoppingAdd(item="rice")),
         ("I need to buy batteries", ShoppingAdd(item="batteries")),
@@ -273,6 +278,8 @@ def test_several_items_work_for_other_shopping_actions() -> None:
         ("remove milk from the shopping list", ShoppingRemove(item="milk")),
         ("delete eggs", ShoppingRemove(item="eggs")),
         ("take the milk off the list", ShoppingRemove(item="milk")),
+        ("take off eggs", ShoppingRemove(item="eggs")),
+        ("take off the milk from the list", ShoppingRemove(item="milk")),
         ("remove the bread from my list", ShoppingRemove(item="bread")),
         ("get rid of the yogurt", ShoppingRemove(item="yogurt")),
         ("remove two liters of milk from the list", ShoppingRemove(item="milk")),
