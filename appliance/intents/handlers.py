@@ -321,6 +321,10 @@ def _event_when(ctx: Context, words: list[Word], *, adding: bool) -> When | Outc
             when, after = marked, at_after
     if when.vague:  # "add dentist in a bit": no day or time to add it on; said again
         return _fail(Reason.VAGUE_TIME)
+    if after and not _any_covered(when, len(words), after):
+        # "me lembra {when} pra {event}" read on "me lembra de ligar pra mãe": no word
+        # of the date slot says a date, so the template does not fit
+        return _DOES_NOT_APPLY
     if not _all_covered(when, len(words), after):
         return _fail(Reason.BAD_DATE, final=False)
     metadata = ctx.candidate.metadata
@@ -339,6 +343,13 @@ def _event_when(ctx: Context, words: list[Word], *, adding: bool) -> When | Outc
     if when.conflict:
         return _fail(Reason.AMBIGUOUS_DATE)
     return when
+
+
+def _any_covered(when: When, start: int, after: Sequence[Word]) -> bool:
+    """True if the date/time ``when`` read covers any word of ``after`` (its words from
+    index ``start`` on)."""
+    covered = when.covered()
+    return any(start + i in covered for i in range(len(after)))
 
 
 def _all_covered(when: When, start: int, after: Sequence[Word]) -> bool:

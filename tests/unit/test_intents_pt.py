@@ -118,6 +118,7 @@ def assert_command(text: str, expected: Command) -> None:
         ("o leite acabou", ShoppingAdd(item="leite")),
         ("o café está acabando", ShoppingAdd(item="café")),
         ("preciso comprar pilhas", ShoppingAdd(item="pilhas")),
+        ("me lembra pra comprar pão", ShoppingAdd(item="pão")),
         ("não esquece de colocar leite na lista", ShoppingAdd(item="leite")),
         # ruído de ASR
         ("é... adiciona café por favor, obrigado", ShoppingAdd(item="café")),
@@ -219,6 +220,7 @@ def test_shopping_item_actions(text: str, expected: Command) -> None:
         ("me fala a lista", ShoppingList()),
         ("o que eu preciso comprar", ShoppingList()),
         ("o que falta comprar", ShoppingList()),
+        ("quais são os itens da lista", ShoppingList()),
         ("tem mais alguma coisa na lista", ShoppingList()),
         ("mostra a lista toda", ShoppingList(include_completed=True)),
         ("limpa os itens marcados", ShoppingClearCompleted()),
@@ -316,6 +318,16 @@ def test_other_lists_are_refused(text: str) -> None:
             AgendaAdd(title="dentista", start=at(12, 1, 15)),
         ),
         ("marca dentista amanhã às 15h", AgendaAdd(title="dentista", start=at(12, 1, 15))),
+        # "pra" depois de "me lembra", e "me avisa"
+        ("me lembra às 5 pra tirar o bolo", AgendaAdd(title="tirar o bolo", start=at(11, 30, 17))),
+        (
+            "me lembra pra ligar pra mãe amanhã às 10",
+            AgendaAdd(title="ligar pra mãe", start=at(12, 1, 10)),
+        ),
+        (
+            "me avisa amanhã às 8 de ligar pro médico",
+            AgendaAdd(title="ligar pro médico", start=at(12, 1, 8)),
+        ),
         ("coloca na agenda reunião amanhã às 9", AgendaAdd(title="reunião", start=at(12, 1, 9))),
         (
             "marca uma reunião com o João amanhã às 10h",
@@ -760,6 +772,10 @@ def test_o_que_nao_e_uma_hora_sozinha(text: str) -> None:
         "marca uma reunião com a Ana",
         "agenda o cabeleireiro",
         "me lembra de regar as plantas",
+        "me lembra pra regar as plantas",
+        # nenhuma palavra de "de ligar" é data: "me lembra {when} pra {event}" não serve
+        "me lembra de ligar pra mãe",
+        "me avisa de regar as plantas",
         # uma semana ou um mês não é um dia
         "me lembra semana que vem de ligar pro banco",
         "marca dentista mês que vem",
