@@ -178,8 +178,16 @@ def words_of(text: str) -> list[Word]:
     return tokenize(text, folded, 0, len(folded))
 
 
+_QUOTES_AND_BRACKETS = re.compile(r"[\"\u201c\u201d()\[\]{}]")
+
+
 def span_text(original: str, words: list[Word]) -> str:
-    """The original text covered by ``words`` (from the first to the last)."""
+    """The original text covered by ``words`` (from the first to the last, and a "%"
+    right after it), without quotes and brackets, which a slot may cut in half
+    ('"organic" milk', "milk (2%)")."""
     if not words:
         return ""
-    return original[words[0].start : words[-1].end].strip(" ,")
+    end = words[-1].end
+    end += original.startswith("%", end)  # "milk (2%)": the sign is part of the name
+    span = _QUOTES_AND_BRACKETS.sub(" ", original[words[0].start : end])
+    return " ".join(span.split()).strip(" ,")

@@ -128,6 +128,9 @@ def assert_command(text: str, expected: Command) -> None:
         ("add a hundred grams of cheese", ShoppingAdd(item="cheese", quantity=100, unit="g")),
         # digits written onto a word are part of its name
         ("add 7up", ShoppingAdd(item="7up")),
+        # quotes and brackets, typed or written by Whisper, are no part of a name
+        ('Add "organic" milk.', ShoppingAdd(item="organic milk")),
+        ("Add milk (2%).", ShoppingAdd(item="milk 2%")),
         ("add two cans of 7-Up", ShoppingAdd(item="7-Up", quantity=2, unit="can")),
         ("add 2l of milk", ShoppingAdd(item="milk", quantity=2, unit="l")),
         # a fraction as Whisper writes one, not January 2
