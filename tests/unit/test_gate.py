@@ -773,6 +773,18 @@ def test_a_missing_verb_or_a_misheard_of_counts_only_with_the_verifiers_same_com
         "remind me to take out the trash tonight at eight",
     )  # fmt: skip
     assert reminded.decision == "act" and reminded.commands[0].action == "agenda.add"
+    # "kilo" heard as "kill" before "of", only with the verifier's same amount
+    kilo = gate(
+        parser, "add a kill of rice to the shopping list",
+        "add a kilo of rice to the shopping list",
+    )  # fmt: skip
+    assert kilo.decision == "act"
+    assert kilo.commands == (c.ShoppingAdd(item="rice", quantity=1, unit="kg"),)
+    assert (
+        gate(parser, "add a kill of rice to the list", "add a can of rice to the list").decision
+        != "act"
+    )
+    assert mended_words("kill the lights") == "kill the lights"
     # never proposed in a question: "what's" heard as "works"
     alone = gate(parser, "works on my shopping list", None)
     assert (alone.decision, alone.commands) == ("chat", ())
