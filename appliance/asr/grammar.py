@@ -18,9 +18,9 @@ dozen eggs"; with "of" optional PocketSphinx heard "a gallon oat milk"; a number
 the plural: "eight kilos of", "three apples", never "eight kilo of"), up to two,
 or three when adding ("milk, eggs and bread", the comma a ``PAUSE``); ``{event}`` a
 title vocabulary plus the date/time sub-grammar; ``{when}`` dates and times (a time
-with "at", or without it after "to", "for" or "until": "move my meeting to three p.m."). Yes/no
-answers are in the grammar too (``<answer>``; ``Grammar.answers_jsgf`` holds them
-alone, for confirmations).
+with "at", or without it after "to", "for" or "until": "move my meeting to three
+p.m."). Yes/no answers are in the grammar too (``<answer>``; ``Grammar.answers_jsgf``
+holds them alone, for confirmations).
 Template blocks marked ``verifier: false`` are understood by the parser but left out
 of the grammar: the verifier confused them with other commands ("tick the bread off"
 for "take the bread off"); said, they are asked about. Built grammars are cached by
