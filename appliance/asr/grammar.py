@@ -161,11 +161,14 @@ _EN_RULES: dict[str, str] = {
     "the office|the school|the clinic|the hospital|the gym|the park|the mall|"
     "the restaurant|home|work|the library|the airport|the station)",
     "title_task": "((take|put) out the (trash|garbage|bins|recycling)|"
+    "(take|put) the (trash|garbage|bins|recycling) out|take the dog out|"
+    "take the (chicken|meat) out of the freezer|start dinner|check the mail|pay rent|"
     "water the (plants|garden|flowers)|feed the (cat|dog|fish)|walk the dog|"
     "pay the (bills|rent)|take my (medicine|pills|vitamins)|do the (laundry|dishes)|"
     "(run|empty) the dishwasher|defrost the (chicken|meat)|pick up the (kids|dry cleaning)|"
     "(book|make) a (doctor's appointment|dentist appointment)|check the oven|"
-    "buy a (present|birthday present|gift)|call the (plumber|doctor|dentist|vet|school)|"
+    "buy a (present|birthday present|gift)|"
+    "call the (plumber|doctor|dentist|vet|school|bank|pharmacy|landlord)|"
     "(buy|get) [some|more] <item_name>)",
     "title": "([a|an|the|my|our] [<title_adj>] <title_noun> [(with|at|for) <title_who>]"
     "|(call|phone|ring|visit|see|pick up|text|email|meet) <title_who>|<title_task>)",

@@ -182,6 +182,13 @@ def test_polite_commands_and_reminders(parser: IntentParser) -> None:
         ("set a reminder to take out the trash at eight p.m.", "agenda.add"),
         ("set reminder to water the plants tomorrow at nine", "agenda.add"),
         ("create a reminder to call mom at five p.m.", "agenda.add"),
+        # the time first, and chores said as people say them
+        ("tomorrow at nine remind me to take the trash out", "agenda.add"),
+        ("on saturday remind me to water the plants", "agenda.add"),
+        ("tonight at eight please remind me to call mom", "agenda.add"),
+        ("remind me to take the chicken out of the freezer at five", "agenda.add"),
+        ("remind me to call the bank tomorrow at ten", "agenda.add"),
+        ("remind me to start dinner at six p.m.", "agenda.add"),
         # said in passing, with no subject
         ("need milk", "shopping.add"),
         ("out of eggs", "shopping.add"),
@@ -222,6 +229,8 @@ def test_polite_commands_and_reminders(parser: IntentParser) -> None:
         "and put eggs on the list",  # "and" sounds like "add"
         "go and add milk",  # Whisper's reading of "oh, and": the parser's only
         "go add milk",  # Whisper's reading of "oh, add": the parser's only
+        "tomorrow at nine take the trash out",
+        "remind me to call mom remind me",
     ):
         assert not en.accepts(text), text
 
@@ -378,6 +387,8 @@ def test_portuguese_reminders(parser: IntentParser) -> None:
         "me lembra de tirar o lixo amanhã às oito",
         "me lembra de tomar o remédio às nove da noite",
         "me lembra de comprar leite amanhã",
+        "amanhã às nove me lembra de tirar o lixo",
+        "sábado me lembra de regar as plantas",
     ]:
         assert pt.accepts(text), text
         result = parser.parse(text, lang="pt", now=now)

@@ -351,6 +351,29 @@ def test_other_negations_stay_refused(parser: IntentParser, text: str) -> None:
             "pt",
             c.AgendaAdd(title="ligar pra mãe", start=dt.datetime(2026, 12, 1, 17, tzinfo=dt.UTC)),
         ),
+        # the day or the time first
+        (
+            "Tomorrow at 9, remind me to take the trash out.",
+            "en",
+            c.AgendaAdd(
+                title="take the trash out", start=dt.datetime(2026, 12, 1, 9, tzinfo=dt.UTC)
+            ),
+        ),
+        (
+            "at 6 pm please remind me to start dinner",
+            "en",
+            c.AgendaAdd(title="start dinner", start=dt.datetime(2026, 11, 30, 18, tzinfo=dt.UTC)),
+        ),
+        (
+            "on friday remind me about the dentist",
+            "en",
+            c.AgendaAdd(title="dentist", start=dt.date(2026, 12, 4)),
+        ),
+        (
+            "amanhã às 9 me lembra de tirar o lixo",
+            "pt",
+            c.AgendaAdd(title="tirar o lixo", start=dt.datetime(2026, 12, 1, 9, tzinfo=dt.UTC)),
+        ),
     ],
 )
 def test_reminders(parser: IntentParser, text: str, lang: str, expected: c.Command) -> None:
