@@ -634,6 +634,9 @@ class Grammar:
     variants: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """Other pronunciations of a word the grammar spells itself (Portuguese)."""
     dropped: tuple[str, ...] = ()  # words without a pronunciation (left out)
+    spellings: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Each spelling of a sound the grammar says one way where it has both ("okay",
+    "ok"; "all right", "alright"): every spelling of that sound, the kept one first."""
     build_ms: float = 0.0
     key: str = ""
 
@@ -657,11 +660,29 @@ class Grammar:
         spoken = speakable(_CLOCK.sub(_said_time, text), self.lang).lower()
         spoken = _MERIDIEM.sub(lambda m: f"{m.group(1)}.m.", spoken)
         with_pauses = _NOT_A_WORD.sub(" ", spoken.replace(",", f" {PAUSE} "))
+        # Hesitations are the decoder's filler models', never the grammar's words.
+        with_pauses = " ".join(w for w in with_pauses.split() if w not in _HESITATIONS)
         for candidate in (with_pauses, with_pauses.replace(PAUSE, " ")):
-            words = " ".join(candidate.split())
-            if words and self.accepts(words):
-                return words
+            for words in self._respellings(" ".join(candidate.split())):
+                if words and self.accepts(words):
+                    return words
         return None
+
+    def _respellings(self, words: str) -> Iterator[str]:
+        """``words``, then ``words`` with the spellings the grammar says otherwise in some
+        of its places ("okay add milk": "ok add milk") replaced by the others of their
+        sound: Whisper writes "Okay," where the grammar kept "ok" (and "okay" where it
+        is an answer), "litres" where it kept "liters"."""
+        readings = [f" {words} "]
+        for spelling, others in self.spellings.items():
+            if f" {spelling} " in readings[0] and len(readings) < _MAX_RESPELLINGS:
+                readings += [
+                    r.replace(f" {spelling} ", f" {other} ")
+                    for r in readings
+                    for other in others
+                    if other != spelling
+                ]
+        yield from dict.fromkeys(r.strip() for r in readings)
 
     def choice(self, sentence: str, items: Collection[str]) -> Automaton | None:
         """``sentence`` (this grammar's words) as an automaton in which each of
@@ -684,14 +705,19 @@ class Grammar:
         parts: list[Node] = []
         at = 0
         for item in sorted({i.lower() for i in items}, key=sentence.find):
-            span = item.split()
-            start = next(
-                (i for i in range(at, len(words)) if words[i : i + len(span)] == span), None
+            # as the sentence spells it ("yoghurt" said, "yogurt" kept)
+            found = (
+                (i, len(span))
+                for spelled in self._respellings(item)
+                for span in (spelled.split(),)
+                for i in range(at, len(words))
+                if words[i : i + len(span)] == span
             )
+            start, length = next(found, (None, 0))
             if start is None:
                 return None
             parts += [*fixed(words[at:start]), Ref("item_choice")]
-            at = start + len(span)
+            at = start + length
         parts += fixed(words[at:])
         rules["sentence"] = Seq(tuple(parts))
         return compile_automaton(rules, "sentence")
@@ -743,6 +769,7 @@ def _said_time(match: re.Match[str]) -> str:
 
 
 _MERIDIEM = re.compile(r"\b([ap])\.? ?m\b\.?")
+_MAX_RESPELLINGS = 16
 _NOT_A_WORD = re.compile(r"[^\w',.]+|(?<![ap]\.m)\.(?!m\.)|(?<=\s)'|'(?=\s|$)")
 """What separates words: anything but letters, digits, apostrophes inside a word,
 the dots of "a.m." and "p.m.", and the grammar's pause."""
@@ -807,25 +834,31 @@ def _prune(node: Node, ok: Callable[[str], bool], void_rules: frozenset[str]) ->
     return Alt(kept, node.optional)
 
 
-def _dedupe_homophones(node: Node, phones: Callable[[str], str]) -> Node:
+def _dedupe_homophones(
+    node: Node, phones: Callable[[str], str], spellings: dict[str, list[str]] | None = None
+) -> Node:
     """``node`` without alternatives that sound like an earlier one ("whats", "what's").
 
     A recogniser cannot tell them apart, so it would pick either spelling at random.
+    Each dropped spelling and the one kept go into ``spellings`` (by sound).
     """
     if isinstance(node, Word | Ref):
         return node
-    items = tuple(_dedupe_homophones(i, phones) for i in node.items)
+    items = tuple(_dedupe_homophones(i, phones, spellings) for i in node.items)
     if isinstance(node, Seq):
         return Seq(items)
-    seen: set[str] = set()
+    seen: dict[str, str] = {}
     kept: list[Node] = []
     for item in items:
         words = _plain_words(item)
         if words is not None:
             sound = " ".join(phones(w) for w in words)
             if sound in seen:
+                if spellings is not None:
+                    group = spellings.setdefault(sound, [seen[sound]])
+                    group.extend(w for w in (" ".join(words),) if w not in group)
                 continue
-            seen.add(sound)
+            seen[sound] = " ".join(words)
         kept.append(item)
     return Alt(tuple(kept), node.optional)
 
@@ -1358,8 +1391,9 @@ def _build(lang: str, items: tuple[str, ...]) -> Grammar:
 
     jsgf = answers_jsgf = None
     variants: dict[str, tuple[str, ...]] = {}
+    spellings: dict[str, tuple[str, ...]] = {}
     if lang == "en":
-        rules, pronunciations, dropped = _english_sounds(rules)
+        rules, pronunciations, dropped, spellings = _english_sounds(rules)
         jsgf = to_jsgf(rules, "utterance", "appliance_en")
         answers_jsgf = to_jsgf(rules, ANSWER_RULE, "appliance_en_answers")
     else:
@@ -1394,14 +1428,18 @@ def _build(lang: str, items: tuple[str, ...]) -> Grammar:
         pronunciations=pronunciations,
         variants=variants,
         dropped=tuple(dropped),
+        spellings=spellings,
         build_ms=elapsed,
         key=key,
     )
 
 
-def _english_sounds(rules: dict[str, Node]) -> tuple[dict[str, Node], dict[str, str], list[str]]:
+def _english_sounds(
+    rules: dict[str, Node],
+) -> tuple[dict[str, Node], dict[str, str], list[str], dict[str, tuple[str, ...]]]:
     """The rules without words that cannot be pronounced and homophones, the words to
-    add to the dictionary (derived from its parts), and the words dropped."""
+    add to the dictionary (derived from its parts), the words dropped, and each
+    spelling of a homophone with all the spellings of its sound (``Grammar.spellings``)."""
     dictionary = cmudict()
     pronunciations = {PAUSE: PAUSE_PHONES}
     dropped: list[str] = []
@@ -1415,8 +1453,10 @@ def _english_sounds(rules: dict[str, Node]) -> tuple[dict[str, Node], dict[str, 
             pronunciations[word] = phones
     rules = _prune_rules(rules, lambda w: w in dictionary or w in pronunciations)
     sounds = {**dictionary, **pronunciations}
-    rules = {n: _dedupe_homophones(r, sounds.__getitem__) for n, r in rules.items()}
-    return rules, pronunciations, dropped
+    by_sound: dict[str, list[str]] = {}
+    rules = {n: _dedupe_homophones(r, sounds.__getitem__, by_sound) for n, r in rules.items()}
+    spellings = {w: tuple(group) for group in by_sound.values() for w in group}
+    return rules, pronunciations, dropped, spellings
 
 
 def _portuguese_sounds(

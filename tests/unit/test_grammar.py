@@ -584,6 +584,28 @@ def test_homophone_spellings_are_merged() -> None:
     assert not grammar.accepts("whats on the list")  # same sound as "what's"
 
 
+def test_another_engines_spelling_of_a_merged_homophone_is_the_grammars() -> None:
+    """Whisper writes "Okay," and "litres" where the grammar kept "ok" and "liters";
+    its reading is still a sentence of the grammar, in the grammar's spelling, and a
+    hesitation it wrote is left to the decoder's filler models."""
+    en = build_grammar("en")
+    assert not en.accepts("okay add milk to the list")
+    for text, words in (
+        ("Okay, add two litres of milk to the list.", "ok add two liters of milk to the list"),
+        ("All right, add yoghurt to the list", "alright add yogurt to the list"),
+        ("Um, add milk to the list.", "add milk to the list"),
+        ("Okay, go ahead.", "ok go ahead"),
+        ("What's on my todo list?", "what's on my to do list"),
+    ):
+        assert en.sentence_of(text) == words, text
+    assert en.sentence_of("um") is None
+    # an item as the other engine spelled it is the sentence's item
+    sentence = en.sentence_of("add yoghurt to the list")
+    assert sentence is not None
+    assert en.choice(sentence, ["yoghurt"]) is not None
+    assert en.choice(sentence, ["milk"]) is None
+
+
 def test_words_joined_across_groups() -> None:
     node = parse_template("marca[r] [(minha|nossa) ]lista", "r_")
     rules = {"top": node}
