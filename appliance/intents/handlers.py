@@ -321,13 +321,17 @@ def _event_when(ctx: Context, words: list[Word], *, adding: bool) -> When | Outc
             when, after = marked, at_after
     if when.vague:  # "add dentist in a bit": no day or time to add it on; said again
         return _fail(Reason.VAGUE_TIME)
+    metadata = ctx.candidate.metadata
     if after and not _any_covered(when, len(words), after):
         # "me lembra {when} pra {event}" read on "me lembra de ligar pra mãe": no word
         # of the date slot says a date, so the template does not fit
         return _DOES_NOT_APPLY
     if not _all_covered(when, len(words), after):
+        if metadata.get("when_first"):
+            # "{when} remind me to ..." read on "add the dentist at 3 and then remind
+            # me to ...": the words before are not a date, so the template does not fit
+            return _DOES_NOT_APPLY
         return _fail(Reason.BAD_DATE, final=False)
-    metadata = ctx.candidate.metadata
     if (
         (metadata.get("require_time") and not (when.timed or when.part_only))
         or (metadata.get("require_date") and when.date is None)
