@@ -1242,6 +1242,9 @@ def test_move_to_something_that_is_not_a_date() -> None:
         "add milk, I mean eggs",
         "remind me to call mom at 5, I mean 6",
         "add milk or rather oat milk",
+        "add milk, actually make that oat milk",
+        "add two liters of milk, or make that three",
+        "put eggs on the list, change that to a dozen",
     ],
 )
 def test_negations_do_nothing(text: str) -> None:
