@@ -662,7 +662,9 @@ class Grammar:
         with_pauses = _NOT_A_WORD.sub(" ", spoken.replace(",", f" {PAUSE} "))
         # Hesitations are the decoder's filler models', never the grammar's words.
         with_pauses = " ".join(w for w in with_pauses.split() if w not in _HESITATIONS)
-        for candidate in (with_pauses, with_pauses.replace(PAUSE, " ")):
+        # "apples, pears, and grapes": the grammar pauses between the first two only
+        oxford = re.sub(rf"{re.escape(PAUSE)}(\s+(?:and|e)\s)", r"\1", with_pauses)
+        for candidate in dict.fromkeys((with_pauses, oxford, with_pauses.replace(PAUSE, " "))):
             for words in self._respellings(" ".join(candidate.split())):
                 if words and self.accepts(words):
                     return words

@@ -155,6 +155,8 @@ def test_polite_commands_and_reminders(parser: IntentParser) -> None:
     en = build_grammar("en")
     for text, intent in [
         ("hey could you please add milk to my shopping list", "shopping.add"),
+        ("i want milk on my list", "shopping.add"),
+        ("i'd like eggs added to the shopping list", "shopping.add"),
         ("ok can you put eggs on the list", "shopping.add"),
         ("i'd like to add bananas to the shopping list", "shopping.add"),
         ("let's add milk to the list", "shopping.add"),
@@ -585,9 +587,10 @@ def test_homophone_spellings_are_merged() -> None:
 
 
 def test_another_engines_spelling_of_a_merged_homophone_is_the_grammars() -> None:
-    """Whisper writes "Okay," and "litres" where the grammar kept "ok" and "liters";
-    its reading is still a sentence of the grammar, in the grammar's spelling, and a
-    hesitation it wrote is left to the decoder's filler models."""
+    """Whisper writes "Okay," and "litres" where the grammar kept "ok" and "liters",
+    and a comma before a list's "and": its reading is still a sentence of the grammar,
+    in the grammar's spelling, and a hesitation it wrote is left to the decoder's
+    filler models."""
     en = build_grammar("en")
     assert not en.accepts("okay add milk to the list")
     for text, words in (
@@ -596,6 +599,8 @@ def test_another_engines_spelling_of_a_merged_homophone_is_the_grammars() -> Non
         ("Um, add milk to the list.", "add milk to the list"),
         ("Okay, go ahead.", "ok go ahead"),
         ("What's on my todo list?", "what's on my to do list"),
+        # a comma before "and" too: the grammar's pause is between the first two
+        ("Add milk, eggs, and bread to the list.", "add milk , eggs and bread to the list"),
     ):
         assert en.sentence_of(text) == words, text
     assert en.sentence_of("um") is None
