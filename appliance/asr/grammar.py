@@ -262,7 +262,10 @@ _PT_RULES: dict[str, str] = {
     "comprar <item_name>)",
     "title": "([o|a|um|uma|meu|minha] [<title_adj>] <title_noun> [(com|no|na|do|da|de) "
     "<title_who>] [<title_adj>]|<title_task>)",
-    "event": "<title> [<when>] [<duration>]",
+    # "cancela o dentista de amanhã", "a reunião de sexta", "a consulta das três"
+    "event": "<title> [(<when>|<of_day>)] [<duration>]",
+    "of_day": "((de|do|da) (hoje|amanhã|<weekday>|dia <day_number> [de <month>])|"
+    "das <hour> [horas] [(da|de) <period>])",
     "other_list_name": "(tarefas|afazeres|presentes|viagem|natal|aniversário|leitura|filmes|"
     "livros|trabalho|casa|farmácia)",
     "answer": "(sim|sim sim|isso|isso mesmo|isso aí|é isso|é isso aí|pode|pode sim|"
@@ -664,7 +667,10 @@ class Grammar:
         with_pauses = " ".join(w for w in with_pauses.split() if w not in _HESITATIONS)
         # "apples, pears, and grapes": the grammar pauses between the first two only
         oxford = re.sub(rf"{re.escape(PAUSE)}(\s+(?:and|e)\s)", r"\1", with_pauses)
-        for candidate in dict.fromkeys((with_pauses, oxford, with_pauses.replace(PAUSE, " "))):
+        # "meio-dia" as the grammar spells it, "meio dia" as some do
+        apart = with_pauses.replace("-", " ")
+        candidates = (with_pauses, oxford, apart, with_pauses.replace(PAUSE, " "))
+        for candidate in dict.fromkeys(candidates):
             for words in self._respellings(" ".join(candidate.split())):
                 if words and self.accepts(words):
                     return words
@@ -772,9 +778,10 @@ def _said_time(match: re.Match[str]) -> str:
 
 _MERIDIEM = re.compile(r"\b([ap])\.? ?m\b\.?")
 _MAX_RESPELLINGS = 16
-_NOT_A_WORD = re.compile(r"[^\w',.]+|(?<![ap]\.m)\.(?!m\.)|(?<=\s)'|'(?=\s|$)")
-"""What separates words: anything but letters, digits, apostrophes inside a word,
-the dots of "a.m." and "p.m.", and the grammar's pause."""
+_NOT_A_WORD = re.compile(r"(?!(?<=\w)-(?=\w))[^\w',.]+|(?<![ap]\.m)\.(?!m\.)|(?<=\s)'|'(?=\s|$)")
+"""What separates words: anything but letters, digits, apostrophes and hyphens inside
+a word ("segunda-feira", "lembra-me"), the dots of "a.m." and "p.m.", and the
+grammar's pause."""
 
 
 def _node_words(node: Node) -> Iterator[str]:

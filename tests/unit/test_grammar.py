@@ -400,6 +400,29 @@ def test_portuguese_reminders(parser: IntentParser) -> None:
         assert parser.parse(text, lang="pt", now=now).intent == "shopping.add", text
 
 
+def test_portuguese_entries_named_by_their_day(parser: IntentParser) -> None:
+    """ "Cancela o dentista de amanhã", "a reunião de segunda-feira": an entry named by
+    its day (or its hour) is in the grammar, as Whisper writes it (a hyphen inside a
+    word kept), and the reading parses as the text does."""
+    now = dt.datetime(2026, 3, 2, 9, 0, tzinfo=dt.UTC)
+    pt = build_grammar("pt")
+    for text in (
+        "Cancela o dentista de amanhã.",
+        "Desmarca a consulta de sexta",
+        "Cancela a reunião de segunda-feira.",
+        "Cancela a reunião das três da tarde",
+        "Muda a reunião de amanhã pra sexta",
+        "Me lembra ao meio-dia de tirar o lixo",
+        "Marca dentista na segunda-feira às três",
+    ):
+        words = pt.sentence_of(text)
+        assert words is not None, text
+        said = parser.parse(text, lang="pt", now=now).commands
+        assert said, text
+        assert parser.parse(words, lang="pt", now=now).commands == said, text
+    assert pt.sentence_of("Me lembra ao meio dia de tirar o lixo") is not None
+
+
 def test_a_time_from_now_is_heard_as_the_parser_reads_it(parser: IntentParser) -> None:
     """A time from now ("in twenty minutes", "daqui a meia hora") is in the grammar, and
     the verifier's words give the same start as Whisper's digits."""
