@@ -163,6 +163,8 @@ _EN_RULES: dict[str, str] = {
     "title_task": "((take|put) out the (trash|garbage|bins|recycling)|"
     "(take|put) the (trash|garbage|bins|recycling) out|take the dog out|"
     "take the (chicken|meat) out of the freezer|start dinner|check the mail|pay rent|"
+    "take the (cake|pizza|bread|roast|cookies|lasagna|chicken) out [of the oven]|"
+    "turn off the (oven|stove)|check on the (roast|cake|oven)|"
     "water the (plants|garden|flowers)|feed the (cat|dog|fish)|walk the dog|"
     "pay the (bills|rent)|take my (medicine|pills|vitamins)|do the (laundry|dishes)|"
     "(run|empty) the dishwasher|defrost the (chicken|meat)|pick up the (kids|dry cleaning)|"
@@ -258,6 +260,7 @@ _PT_RULES: dict[str, str] = {
     "passear com o cachorro|pagar (o aluguel|as contas|a conta de luz)|"
     "tomar (o remédio|os remédios|a vitamina)|lavar a roupa|buscar as crianças|"
     "descongelar (o frango|a carne)|ligar pro (encanador|médico|dentista)|"
+    "tirar (o bolo|a pizza|o pão|o frango|a lasanha) do forno|desligar o (forno|fogão)|"
     "(ligar|telefonar) (pra|para|pro) <title_who>|(visitar|buscar|encontrar) <title_who>|"
     "comprar <item_name>)",
     "title": "([o|a|um|uma|meu|minha] [<title_adj>] <title_noun> [(com|no|na|do|da|de) "

@@ -191,6 +191,8 @@ def test_polite_commands_and_reminders(parser: IntentParser) -> None:
         ("remind me to take the chicken out of the freezer at five", "agenda.add"),
         ("remind me to call the bank tomorrow at ten", "agenda.add"),
         ("remind me to start dinner at six p.m.", "agenda.add"),
+        ("remind me in twenty minutes to take the pizza out", "agenda.add"),
+        ("remind me in an hour to turn off the oven", "agenda.add"),
         # said in passing, with no subject
         ("need milk", "shopping.add"),
         ("out of eggs", "shopping.add"),
@@ -391,6 +393,7 @@ def test_portuguese_reminders(parser: IntentParser) -> None:
         "me lembra de comprar leite amanhã",
         "amanhã às nove me lembra de tirar o lixo",
         "sábado me lembra de regar as plantas",
+        "me lembra daqui a vinte minutos de tirar a pizza do forno",
     ]:
         assert pt.accepts(text), text
         result = parser.parse(text, lang="pt", now=now)
