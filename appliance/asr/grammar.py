@@ -667,7 +667,8 @@ class Grammar:
         spoken = _MERIDIEM.sub(lambda m: f"{m.group(1)}.m.", spoken)
         with_pauses = _NOT_A_WORD.sub(" ", spoken.replace(",", f" {PAUSE} "))
         # Hesitations are the decoder's filler models', never the grammar's words.
-        with_pauses = " ".join(w for w in with_pauses.split() if w not in _HESITATIONS)
+        hesitations = _SAID_HESITATIONS.get(self.lang, frozenset())
+        with_pauses = " ".join(w for w in with_pauses.split() if w not in hesitations)
         # "apples, pears, and grapes": the grammar pauses between the first two only
         oxford = re.sub(rf"{re.escape(PAUSE)}(\s+(?:and|e)\s)", r"\1", with_pauses)
         # "meio-dia" as the grammar spells it, "meio dia" as some do
@@ -780,7 +781,7 @@ def _said_time(match: re.Match[str]) -> str:
 
 
 _MERIDIEM = re.compile(r"\b([ap])\.? ?m\b\.?")
-_MAX_RESPELLINGS = 16
+_MAX_RESPELLINGS = 16  # readings of one text tried with other spellings (``_respellings``)
 _NOT_A_WORD = re.compile(r"(?!(?<=\w)-(?=\w))[^\w',.]+|(?<![ap]\.m)\.(?!m\.)|(?<=\s)'|'(?=\s|$)")
 """What separates words: anything but letters, digits, apostrophes and hyphens inside
 a word ("segunda-feira", "lembra-me"), the dots of "a.m." and "p.m.", and the
@@ -865,12 +866,14 @@ def _dedupe_homophones(
         words = _plain_words(item)
         if words is not None:
             sound = " ".join(phones(w) for w in words)
+            spelled = " ".join(words)
             if sound in seen:
                 if spellings is not None:
                     group = spellings.setdefault(sound, [seen[sound]])
-                    group.extend(w for w in (" ".join(words),) if w not in group)
+                    if spelled not in group:
+                        group.append(spelled)
                 continue
-            seen[sound] = " ".join(words)
+            seen[sound] = spelled
         kept.append(item)
     return Alt(tuple(kept), node.optional)
 
@@ -1257,6 +1260,11 @@ CLOSING_WORDS: dict[str, tuple[str, ...]] = {
 # "put two cans of beans on the list, thanks" was heard as "two pounds").
 ALSO_WORDS: dict[str, tuple[str, ...]] = {"en": ("too", "as well", "also"), "pt": ("também",)}
 _HESITATIONS = frozenset({"uh", "uhh", "uhm", "um", "umm", "er", "erm", "hmm", "ahn", "hum"})
+_SAID_HESITATIONS = {
+    "en": frozenset({"uh", "uhh", "uhm", "um", "umm", "er", "erm", "hmm"}),
+    "pt": frozenset({"ahn", "hum", "hmm"}),  # "um" is "a" ("um quilo de arroz")
+}
+"""Another engine's words for a hesitation, by language (``Grammar.sentence_of``)."""
 _NOT_A_START = frozenset({"yes", "yeah", "no", "sim", "não", "nao"})  # answers, not commands
 # "and" sounds like "add": with a leading "and" alone in its grammar, the verifier heard
 # "add a dozen eggs" as "and add pens and eggs" (the parser does not drop it either).

@@ -424,6 +424,10 @@ def test_portuguese_entries_named_by_their_day(parser: IntentParser) -> None:
         assert said, text
         assert parser.parse(words, lang="pt", now=now).commands == said, text
     assert pt.sentence_of("Me lembra ao meio dia de tirar o lixo") is not None
+    # "um" is a Portuguese article, never a hesitation left out
+    assert pt.sentence_of("Adiciona um quilo de arroz na lista") == (
+        "adiciona um quilo de arroz na lista"
+    )
 
 
 def test_a_time_from_now_is_heard_as_the_parser_reads_it(parser: IntentParser) -> None:
