@@ -314,7 +314,7 @@ def _decide(
     if not a_cmds and not b_cmds and repaired is None:
         asked = _weak_mended(primary, weak_cmds, parse, pauses)
         if asked is None:
-            read = _weak_read(primary, verifier, a, parse)
+            read = _weak_read(primary, verifier, a, parse, sounds)
             if read is not None:
                 return GateDecision("read", read, read[0].action, "weak_verifier", False, details)
             return _nothing(primary, verifier, a, b, details)
@@ -355,7 +355,7 @@ def _decide(
         # me agenda"): when Whisper heard other words, they are what was said. One
         # word apart is the same request misheard ("what's up my agenda tomorrow").
         if primary.usable and not (
-            verifier is not None and _one_word_apart(primary.text, verifier.text)
+            verifier is not None and _one_word_apart(primary.text, verifier.text, sounds)
         ):
             return _nothing(primary, verifier, a, None, details)
         reason = "verifier_only" if not primary.usable else "one_word_apart"
@@ -397,18 +397,49 @@ def _listed_by_verifier(
 _MIN_CLOSE_WORDS = 4
 
 
-def _one_word_apart(text: str, other: str) -> bool:
+_SMALL_WORDS = frozenset(
+    {"a", "an", "the", "on", "in", "at", "to", "for", "of", "up", "my", "our", "is", "it",
+     "and", "o", "os", "as", "um", "uma", "de", "do", "da", "no", "na", "em", "e", "meu",
+     "minha"}
+)  # fmt: skip
+"""Words too small to say what a request is about: Whisper's "up" for "on" ("what's up
+my agenda tomorrow") is the same request misheard."""
+_ALIKE = 0.5
+"""How alike two words must sound (the ratio of their phones in common; of their
+letters without phones) to be one word misheard: "works" and "what's" 0.5, "dairy"
+and "diary" 0.5; "weather" and "diary" 0.25."""
+
+
+def _one_word_apart(text: str, other: str, sounds: Sounds | None = None) -> bool:
     """True if two readings of at least ``_MIN_CLOSE_WORDS`` words differ by at most
-    one word (replaced, left out or added), case and punctuation aside."""
+    one word (replaced, left out or added), case and punctuation aside. A word
+    replaced must be a small word in ``text`` or sound like the one in ``other``:
+    "what's the weather like tomorrow" is no misreading of "what's the diary like
+    tomorrow", which the verifier's grammar forced it into."""
     a, b = (_WORD.findall(t.lower()) for t in (text, other))
     if min(len(a), len(b)) < _MIN_CLOSE_WORDS or abs(len(a) - len(b)) > 1:
         return False
+    if a == b:
+        return True
     start = 0
     while start < min(len(a), len(b)) and a[start] == b[start]:
         start += 1
     # Past the first difference: one word replaced, added or left out.
     rest_a, rest_b = a[start:], b[start:]
-    return rest_a[1:] == rest_b[1:] or rest_a == rest_b[1:] or rest_a[1:] == rest_b
+    if rest_a[1:] == rest_b[1:] and len(rest_a) == len(rest_b):
+        return rest_a[0] in _SMALL_WORDS or _sound_alike(rest_a[0], rest_b[0], sounds)
+    return rest_a == rest_b[1:] or rest_a[1:] == rest_b
+
+
+def _sound_alike(word: str, other: str, sounds: Sounds | None) -> bool:
+    """True if two words share enough of their phones (``_ALIKE``), or of their letters
+    when ``sounds`` cannot say."""
+    phones = (sounds(word), sounds(other)) if sounds is not None else (None, None)
+    if phones[0] is not None and phones[1] is not None:
+        pair: tuple[Sequence[str], Sequence[str]] = (phones[0].split(), phones[1].split())
+    else:
+        pair = (word, other)
+    return difflib.SequenceMatcher(None, *pair).ratio() >= _ALIKE
 
 
 def _alternative_agreeing(
@@ -666,7 +697,7 @@ def _weak_agreeing(
 
 
 def _weak_read(
-    primary: Heard, verifier: Heard | None, a: Any, parse: Parse
+    primary: Heard, verifier: Heard | None, a: Any, parse: Parse, sounds: Sounds | None
 ) -> tuple[Command, ...] | None:
     """The read-only request a "weak" verifier heard, when engine A heard it one word
     otherwise ("well on my agenda tomorrow"): nothing changes, and the words are
@@ -678,7 +709,7 @@ def _weak_read(
     commands = commands_of(parse(verifier.text))
     if not commands or not all(c.action in READ_ONLY_ACTIONS for c in commands):
         return None
-    return commands if _one_word_apart(primary.text, verifier.text) else None
+    return commands if _one_word_apart(primary.text, verifier.text, sounds) else None
 
 
 def _weak_mended(

@@ -267,17 +267,32 @@ def test_chatter_is_chat(parser: IntentParser) -> None:
 def test_a_sure_verifier_reads_when_whisper_heard_one_word_otherwise(
     parser: IntentParser,
 ) -> None:
+    from appliance.asr.grammar import pronunciation
+
+    sounds = functools.partial(pronunciation, lang="en")
     agenda = gate(parser, "what's up my agenda tomorrow", "what's on my agenda tomorrow")
     assert (agenda.decision, agenda.reason) == ("read", "one_word_apart")
     assert agenda.commands and agenda.commands[0].action == "agenda.list"
-    listed = gate(parser, "works on my shopping list", "what's on my shopping list")
+    listed = gate(parser, "works on my shopping list", "what's on my shopping list",
+                  sounds=sounds)  # fmt: skip
     assert (listed.decision, listed.commands) == ("read", (c.ShoppingList(),))
+    dairy = gate(parser, "what's in my dairy tomorrow", "what's in my diary tomorrow",
+                 sounds=sounds)  # fmt: skip
+    assert (dairy.decision, dairy.reason) == ("read", "one_word_apart")
     # two words apart or too short to tell: Whisper's words stand
     assert gate(parser, "can you tell me a joke", "can you tell me agenda").decision == "chat"
     assert gate(parser, "my list", "the list").decision == "chat"
+    # nor a word replaced that sounds like nothing the verifier heard: the grammar
+    # forced another question into a request
+    weather = gate(parser, "what's the weather like tomorrow", "what's the diary like tomorrow",
+                   sounds=sounds)  # fmt: skip
+    assert (weather.decision, weather.commands) == ("chat", ())
+    unsure = gate(parser, "what's the weather like tomorrow", "what's the diary like tomorrow",
+                  b_rejected="weak", sounds=sounds)  # fmt: skip
+    assert unsure.decision != "read"
     # an unsure verifier reads on the same terms, never on its own words
     weak = gate(parser, "works on my shopping list", "what's on my shopping list",
-                b_rejected="weak")  # fmt: skip
+                b_rejected="weak", sounds=sounds)  # fmt: skip
     assert (weak.decision, weak.reason, weak.commands) == (
         "read",
         "weak_verifier",
