@@ -36,8 +36,9 @@ Decisions:
   at eight"): neither engine has words for all that was said.
 - ``read``: a read-only request (list, next event): runs on engine A alone; a
   disagreement is recorded. Also on the verifier's, when it was sure and engine A's
-  reading is one word away from it ("what's up my agenda tomorrow"); the same for an
-  unsure ("weak") verifier, whose reading alone is never enough.
+  reading is one word away from it ("what's up my agenda tomorrow"; a word replaced is
+  a small one or sounds alike, never "weather" for "diary"); the same for an unsure
+  ("weak") verifier, whose reading alone is never enough.
 - ``reject``: understood, but refused (a negation, another list, a bad slot).
 - ``chat``: speech that is not a command.
 - ``none``: nothing usable was heard.
