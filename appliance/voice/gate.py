@@ -36,9 +36,9 @@ Decisions:
   at eight"): neither engine has words for all that was said.
 - ``read``: a read-only request (list, next event): runs on engine A alone; a
   disagreement is recorded. Also on the verifier's, when it was sure and engine A's
-  reading is one word away from it ("what's up my agenda tomorrow"; a word replaced is
-  a small one or sounds alike, never "weather" for "diary"); the same for an unsure
-  ("weak") verifier, whose reading alone is never enough.
+  reading is one word away from it ("what's up my agenda tomorrow"; a word that says
+  what is read must sound like Whisper's there, never "diary" for "weather"); the same
+  for an unsure ("weak") verifier, whose reading alone is never enough.
 - ``reject``: understood, but refused (a negation, another list, a bad slot).
 - ``chat``: speech that is not a command.
 - ``none``: nothing usable was heard.
@@ -398,25 +398,27 @@ def _listed_by_verifier(
 _MIN_CLOSE_WORDS = 4
 
 
-_SMALL_WORDS = frozenset(
-    {"a", "an", "the", "on", "in", "at", "to", "for", "of", "up", "my", "our", "is", "it",
-     "and", "o", "os", "as", "um", "uma", "de", "do", "da", "no", "na", "em", "e", "meu",
-     "minha"}
+_READ_TARGETS = frozenset(
+    {"list", "lists", "shopping", "grocery", "groceries", "agenda", "calendar", "schedule",
+     "diary", "appointment", "appointments", "meeting", "meetings", "event", "events",
+     "plans", "lista", "compras", "calendário", "compromisso", "compromissos", "reunião"}
 )  # fmt: skip
-"""Words too small to say what a request is about: Whisper's "up" for "on" ("what's up
-my agenda tomorrow") is the same request misheard."""
+"""The words that say what a read-only request reads. The verifier's grammar forces other
+questions into them ("what's the weather like tomorrow" heard as "what's the diary like
+tomorrow")."""
 _ALIKE = 0.5
 """How alike two words must sound (the ratio of their phones in common; of their
-letters without phones) to be one word misheard: "works" and "what's" 0.5, "dairy"
-and "diary" 0.5; "weather" and "diary" 0.25."""
+letters without phones) to be one word misheard: "dairy" and "diary" 0.5, "point"
+and "appointment" 0.67; "weather" and "diary" 0.25."""
 
 
 def _one_word_apart(text: str, other: str, sounds: Sounds | None = None) -> bool:
     """True if two readings of at least ``_MIN_CLOSE_WORDS`` words differ by at most
-    one word (replaced, left out or added), case and punctuation aside. A word
-    replaced must be a small word in ``text`` or sound like the one in ``other``:
-    "what's the weather like tomorrow" is no misreading of "what's the diary like
-    tomorrow", which the verifier's grammar forced it into."""
+    one word (replaced, left out or added), case and punctuation aside. Where ``other``
+    has a word that says what is read (``_READ_TARGETS``) in place of another word of
+    ``text``, the two must sound alike: "what's the weather like tomorrow" is no
+    misreading of "what's the diary like tomorrow", which the verifier's grammar forced
+    it into ("well on my calendar today" is one of "what's on my calendar today")."""
     a, b = (_WORD.findall(t.lower()) for t in (text, other))
     if min(len(a), len(b)) < _MIN_CLOSE_WORDS or abs(len(a) - len(b)) > 1:
         return False
@@ -428,7 +430,7 @@ def _one_word_apart(text: str, other: str, sounds: Sounds | None = None) -> bool
     # Past the first difference: one word replaced, added or left out.
     rest_a, rest_b = a[start:], b[start:]
     if rest_a[1:] == rest_b[1:] and len(rest_a) == len(rest_b):
-        return rest_a[0] in _SMALL_WORDS or _sound_alike(rest_a[0], rest_b[0], sounds)
+        return rest_b[0] not in _READ_TARGETS or _sound_alike(rest_a[0], rest_b[0], sounds)
     return rest_a == rest_b[1:] or rest_a[1:] == rest_b
 
 

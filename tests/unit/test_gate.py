@@ -279,11 +279,14 @@ def test_a_sure_verifier_reads_when_whisper_heard_one_word_otherwise(
     dairy = gate(parser, "what's in my dairy tomorrow", "what's in my diary tomorrow",
                  sounds=sounds)  # fmt: skip
     assert (dairy.decision, dairy.reason) == ("read", "one_word_apart")
+    well = gate(parser, "well on my calendar today", "what's on my calendar today",
+                sounds=sounds)  # fmt: skip
+    assert (well.decision, well.reason) == ("read", "one_word_apart")
     # two words apart or too short to tell: Whisper's words stand
     assert gate(parser, "can you tell me a joke", "can you tell me agenda").decision == "chat"
     assert gate(parser, "my list", "the list").decision == "chat"
-    # nor a word replaced that sounds like nothing the verifier heard: the grammar
-    # forced another question into a request
+    # nor a word that says what is read in place of one that sounds like nothing of
+    # it: the grammar forced another question into a request
     weather = gate(parser, "what's the weather like tomorrow", "what's the diary like tomorrow",
                    sounds=sounds)  # fmt: skip
     assert (weather.decision, weather.commands) == ("chat", ())
