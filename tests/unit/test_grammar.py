@@ -100,6 +100,16 @@ def _homophones(grammar: Grammar) -> Callable[[str], str]:
     return spell
 
 
+def _heard_as_said(grammar: Grammar, parser: IntentParser, text: str, now: dt.datetime) -> None:
+    """``text`` (another engine's) is a sentence of ``grammar``, and its words in the
+    grammar's spelling give the commands the text gives."""
+    words = grammar.sentence_of(text)
+    assert words is not None, text
+    said = parser.parse(text, lang=grammar.lang, now=now).commands
+    assert said, text
+    assert parser.parse(words, lang=grammar.lang, now=now).commands == said, text
+
+
 @pytest.mark.parametrize("lang", ["en", "pt"])
 def test_every_template_expands_into_the_grammar(lang: str) -> None:
     grammar = build_grammar(lang)
@@ -418,11 +428,7 @@ def test_portuguese_entries_named_by_their_day(parser: IntentParser) -> None:
         "Me lembra ao meio-dia de tirar o lixo",
         "Marca dentista na segunda-feira às três",
     ):
-        words = pt.sentence_of(text)
-        assert words is not None, text
-        said = parser.parse(text, lang="pt", now=now).commands
-        assert said, text
-        assert parser.parse(words, lang="pt", now=now).commands == said, text
+        _heard_as_said(pt, parser, text, now)
     assert pt.sentence_of("Me lembra ao meio dia de tirar o lixo") is not None
     # "um" is a Portuguese article, never a hesitation left out
     assert pt.sentence_of("Adiciona um quilo de arroz na lista") == (
@@ -731,11 +737,7 @@ def test_a_time_after_to_for_or_until_needs_no_at(parser: IntentParser) -> None:
         "Move my meeting to 3 pm.",
         "Postpone the dentist until 4:30 pm.",
     ):
-        words = en.sentence_of(text)
-        assert words is not None, text
-        said = parser.parse(text, lang="en", now=now).commands
-        assert said
-        assert parser.parse(words, lang="en", now=now).commands == said, text
+        _heard_as_said(en, parser, text, now)
     assert not en.accepts("remind me seven p.m. to call dad")
     assert not en.accepts("add dentist seven p.m. to my calendar")
 
