@@ -140,8 +140,9 @@ def _misread(words: Sequence[Word], lexicon: Lexicon) -> bool:
 
 def _names_an_event(words: Sequence[Word], lexicon: Lexicon) -> bool:
     """True if ``words`` hold one of the lexicon's ``event_nouns`` ("dentist
-    appointment", "reminder to call mom"): an agenda entry, never a shopping item."""
-    return any(w.key in lexicon.event_nouns for w in words)
+    appointment", "reminder to call mom") or ``event_titles`` ("the dentist"): an
+    agenda entry, never a shopping item."""
+    return any(w.key in lexicon.event_nouns or w.key in lexicon.event_titles for w in words)
 
 
 def _second_request(words: Sequence[Word], lexicon: Lexicon) -> bool:

@@ -173,6 +173,7 @@ class Lexicon:
     title_joiners: frozenset[str]
     generic_events: frozenset[str]
     event_nouns: frozenset[str]
+    event_titles: frozenset[str]
     destinations: tuple[Phrase, ...]
     evening_titles: tuple[Phrase, ...]
     morning_titles: tuple[Phrase, ...]
@@ -341,6 +342,7 @@ def load_lexicon(lang: str) -> Lexicon:
         title_joiners=_words(raw["title_joiners"]),
         generic_events=_words(raw["generic_events"]),
         event_nouns=_words(raw["event_nouns"]),
+        event_titles=_words(raw["event_titles"]),
         destinations=_phrases(raw["destinations"]),
         evening_titles=_phrases(raw["evening_titles"]),
         morning_titles=_phrases(raw["morning_titles"]),

@@ -65,6 +65,9 @@ def assert_command(text: str, expected: Command) -> None:
         ("Add milk to the shopping list.", ShoppingAdd(item="milk")),
         ("put eggs on my list", ShoppingAdd(item="eggs")),
         ("add bread to my grocery list", ShoppingAdd(item="bread")),
+        # when it may be done is no part of the item
+        ("add bread when you get a chance", ShoppingAdd(item="bread")),
+        ("grab some eggs when you can", ShoppingAdd(item="eggs")),
         ("Add the milk to my shopping list", ShoppingAdd(item="milk")),
         ("add Greek Yogurt", ShoppingAdd(item="Greek Yogurt")),
         (
@@ -329,6 +332,8 @@ def test_shopping_item_actions(text: str, expected: Command) -> None:
         ("what do I need to buy", ShoppingList()),
         ("what do I have on my list", ShoppingList()),  # the list, not a day
         ("what's left on the list", ShoppingList()),
+        ("what's on the shopping list today", ShoppingList()),  # the list, not the day's
+        ("what do we need to buy this week", ShoppingList()),
         ("read me the whole list", ShoppingList(include_completed=True)),
         ("show everything on my list", ShoppingList(include_completed=True)),
         ("clear the completed items", ShoppingClearCompleted()),
@@ -1154,6 +1159,8 @@ def test_unsupported_agenda_range(text: str) -> None:
         ("delete the meeting at 3 pm", AgendaRemove(title="meeting")),
         # an entry named as one, with no day: never a shopping item
         ("delete the dentist appointment", AgendaRemove(title="dentist appointment")),
+        # who one has an appointment with is never a shopping item
+        ("remove the dentist", AgendaRemove(title="dentist")),
         ("remove the reminder to call mom", AgendaRemove(title="reminder to call mom")),
         ("erase my meeting with Ana", AgendaRemove(title="meeting with Ana")),
         (

@@ -124,6 +124,8 @@ def assert_command(text: str, expected: Command) -> None:
         ("é... adiciona café por favor, obrigado", ShoppingAdd(item="café")),
         ("hum, adiciona, hum, café", ShoppingAdd(item="café")),
         ("anota aí, papel toalha", ShoppingAdd(item="papel toalha")),
+        ("coloca leite na lista quando der", ShoppingAdd(item="leite")),
+        ("põe pão na lista se puder", ShoppingAdd(item="pão")),
         # a lista antes do item
         ("coloca na lista de compras arroz", ShoppingAdd(item="arroz")),
         ("Oi, você pode colocar detergente na lista?", ShoppingAdd(item="detergente")),
@@ -222,6 +224,9 @@ def test_shopping_item_actions(text: str, expected: Command) -> None:
         ("o que falta comprar", ShoppingList()),
         ("quais são os itens da lista", ShoppingList()),
         ("tem mais alguma coisa na lista", ShoppingList()),
+        # a lista, não a agenda do dia
+        ("o que tem na lista hoje", ShoppingList()),
+        ("o que eu preciso comprar pra hoje", ShoppingList()),
         ("mostra a lista toda", ShoppingList(include_completed=True)),
         ("limpa os itens marcados", ShoppingClearCompleted()),
         ("limpa os itens comprados", ShoppingClearCompleted()),
@@ -610,6 +615,9 @@ def test_unsupported_agenda_range() -> None:
         ("apaga a reunião de amanhã", AgendaRemove(title="reunião", day=dt.date(2026, 12, 1))),
         # um compromisso dito como tal, sem data: nunca um item da lista
         ("desmarca a consulta", AgendaRemove(title="consulta")),
+        # com quem se tem hora marcada: um compromisso, nunca um item da lista
+        ("desmarca o dentista", AgendaRemove(title="dentista")),
+        ("desmarca o cabeleireiro", AgendaRemove(title="cabeleireiro")),
         ("apaga o lembrete de ligar pra mãe", AgendaRemove(title="lembrete de ligar pra mãe")),
         ("tira a consulta do dentista", AgendaRemove(title="consulta do dentista")),
         (
