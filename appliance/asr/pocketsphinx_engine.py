@@ -104,6 +104,17 @@ _MAX_UNSAID_FRAMES = 20
 second looks (espeak-ng and Piper voices, clean and white noise at 20 dB); "remind me to
 take out the trash tonight" said with "at eight", 32-49 frames; without "tonight",
 36-76."""
+_UNSAID_BELOW_DB = 15.0
+"""Speech sounds that no word of a reading covers count as left out (``_unsaid``) only
+at a level near its words': a run whose median frame is this far below the median
+frame of the words is the room's or the noise's, not the speaker's. Measured (frame
+levels against the words', dB): words left out ("remind me to take out the trash
+tonight" said with "at eight", "... tomorrow at three p.m." without "to my
+calendar"), -3 to +11 on espeak-ng's voices; the reverberant tail after "we're out of
+coffee" (Piper, the benchmark's room), -35 to -52, which made a command both engines
+heard ask."""
+_FRAME_SAMPLES = 160  # the decoder's frame shift, 10 ms at 16 kHz
+_FRAME_WINDOW = 410  # its analysis window, 25.6 ms
 
 
 def _is_filler(word: str) -> bool:
@@ -251,8 +262,9 @@ class _Channel:
             with contextlib.suppress(RuntimeError):  # no utterance was running
                 decoder.end_utt()
 
-    def end(self) -> _Reading:
-        """The best path and its scores (``words`` 0 when there is none)."""
+    def end(self, pcm: bytes) -> _Reading:
+        """The best path and its scores (``words`` 0 when there is none); ``pcm``: the
+        utterance as the decoders had it."""
         partial = self.decoder.hyp()  # best path so far, complete sentence or not
         heard_some = partial is not None and bool(partial.hypstr.split())
         self.decoder.end_utt()
@@ -268,7 +280,7 @@ class _Channel:
         scores = {
             **self.scores(segments),
             "pauses": _pauses(segments),
-            "unsaid_frames": _unsaid(segments, speech),
+            "unsaid_frames": _unsaid(segments, speech, frame_levels(pcm)),
         }
         return _Reading(_text(hypothesis.hypstr), scores, heard_some)
 
@@ -281,6 +293,7 @@ class _Channel:
         try:
             _decode(self.phones, pcm)
             speech = self._speech_sounds()
+            levels = frame_levels(pcm)
             weighed: list[dict[str, Any] | None] = []
             for reading in readings:
                 self.decoder.set_cmn(saved[0])
@@ -298,7 +311,7 @@ class _Channel:
                     {
                         **self.scores(segments),
                         "pauses": _pauses(segments),
-                        "unsaid_frames": _unsaid(segments, speech),
+                        "unsaid_frames": _unsaid(segments, speech, levels),
                     }
                     if segments
                     else None
@@ -375,20 +388,43 @@ class _Channel:
         }
 
 
-def _unsaid(segments: Sequence[tuple[str, int, int, float]], speech: np.ndarray) -> int:
+def _unsaid(
+    segments: Sequence[tuple[str, int, int, float]], speech: np.ndarray, levels: np.ndarray
+) -> int:
     """The longest run of frames a reading puts silence on while the phone loop hears
     speech sounds there (``speech``, per frame): words the reading leaves out ("...
     tonight" for "... tonight at eight" puts "tonight" on "at eight", silence on
-    "tonight")."""
+    "tonight"). A run far quieter than the reading's words (``_UNSAID_BELOW_DB``;
+    ``levels``: each frame's, in dB) is a reverberant tail or the noise, and counts
+    for nothing."""
+    words = [levels[start : end + 1] for word, start, end, _ in segments if not _is_filler(word)]
+    spoken = np.concatenate(words) if words else np.empty(0)
+    floor = float(np.median(spoken)) - _UNSAID_BELOW_DB if spoken.size else -math.inf
     longest = 0
     for word, start, end, _ in segments:
         if not _is_filler(word):
             continue
-        run = 0
-        for heard in speech[start : end + 1]:
-            run = run + 1 if heard else 0
-            longest = max(longest, run)
+        run: list[int] = []
+        for frame in range(start, end + 2):  # one past the end closes the last run
+            if frame <= end and frame < len(speech) and speech[frame]:
+                run.append(frame)
+                continue
+            if len(run) > longest and float(np.median(np.take(levels, run, mode="clip"))) >= floor:
+                longest = len(run)
+            run = []
     return longest
+
+
+def frame_levels(pcm: bytes) -> np.ndarray:
+    """Each decoder frame's level in dB (of 16-bit full scale) over its analysis window,
+    with room past the end for the decoder's last frames."""
+    samples = np.frombuffer(pcm[: len(pcm) // 2 * 2], dtype=np.int16).astype(np.float64)
+    count = len(samples) // _FRAME_SAMPLES + 1
+    padded = np.concatenate([samples, np.zeros(count * _FRAME_SAMPLES + _FRAME_WINDOW)])
+    windows = np.lib.stride_tricks.sliding_window_view(padded, _FRAME_WINDOW)[::_FRAME_SAMPLES]
+    power: np.ndarray = np.mean(windows[: count + 8] ** 2, axis=1)
+    levels: np.ndarray = 10.0 * np.log10(power / 32768.0**2 + 1e-12)
+    return levels
 
 
 def _decode(decoder: pocketsphinx.Decoder, pcm: bytes) -> None:
@@ -486,7 +522,7 @@ class PocketSphinxVerifier(StreamingVerifier):
         out_of_grammar = False
         shed = len(self._live) < len(self._channels)
         for channel in self._live:
-            reading = channel.end()
+            reading = channel.end(bytes(self._heard))
             if reading.scores["words"]:
                 readings.append((channel.warp, reading))
                 continue

@@ -15,7 +15,14 @@ import pytest
 
 from appliance.asr.base import REJECT_NO_SPEECH, REJECT_TIMEOUT, AsrError
 from appliance.asr.grammar import TIME_RULE, build_grammar
-from appliance.asr.pocketsphinx_engine import _MAX_UNSAID_FRAMES, PocketSphinxVerifier, _dictionary
+from appliance.asr.pocketsphinx_engine import (
+    _MAX_UNSAID_FRAMES,
+    _UNSAID_BELOW_DB,
+    PocketSphinxVerifier,
+    _dictionary,
+    _unsaid,
+    frame_levels,
+)
 from appliance.asr.verifier import VerifierSettings
 from appliance.audio import denoise
 from appliance.intents import IntentParser
@@ -165,6 +172,36 @@ def test_a_list_is_heard_with_its_pauses() -> None:
             assert 0 <= transcript.details["unsaid_frames"] < UNSAID_FRAMES
     finally:
         engine.close()
+
+
+def test_frame_levels_follow_the_audio() -> None:
+    """A decoder frame's level is its window's power in dB of full scale: a sine at
+    half scale is at -9 dB (-6 for its amplitude, -3 for its power), silence far below."""
+    tone = (0.5 * 32767 * np.sin(2 * np.pi * 440 * np.arange(16_000) / 16_000)).astype(np.int16)
+    pcm = bytes(16_000) + tone.tobytes()  # half a second of silence first
+    levels = frame_levels(pcm)
+    assert len(levels) >= 16_000 * 1.5 // 160
+    assert levels[:45].max() < -100
+    assert np.allclose(levels[60:140], -9.0, atol=0.2)
+
+
+def test_only_speech_at_the_words_level_is_left_out() -> None:
+    """Silence that a reading puts on speech sounds counts as words left out only at
+    about the level of its words: a reverberant tail or the noise, far quieter, is no
+    word (``_UNSAID_BELOW_DB``)."""
+    segments = [("<sil>", 0, 9, 0.0), ("coffee", 10, 49, 0.0), ("<sil>", 50, 89, 0.0)]
+    speech = np.zeros(90, dtype=bool)
+    speech[10:80] = True  # the phone loop hears speech sounds for 30 frames after the word
+    level = np.full(90, -80.0)
+    level[10:50] = -25.0
+    for tail, counted in ((-30.0, 30), (-25.0 - _UNSAID_BELOW_DB + 1, 30), (-50.0, 0)):
+        level[50:80] = tail
+        assert _unsaid(segments, speech, level) == counted, tail
+    # Only its quiet run goes: a loud run elsewhere still counts
+    level[50:80] = -50.0
+    level[0:10] = -20.0
+    speech[0:10] = True
+    assert _unsaid(segments, speech, level) == 10
 
 
 def _same_command(heard: str, said: str) -> bool:
