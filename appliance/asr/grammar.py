@@ -678,6 +678,21 @@ class Grammar:
             for words in self._respellings(" ".join(candidate.split())):
                 if words and self.accepts(words):
                     return words
+        return self._listed(with_pauses)
+
+    def _listed(self, text: str) -> str | None:
+        """``text`` (this grammar's words, without its pause) with the grammar's pause
+        put in where that makes it a sentence: Whisper writes a quick list without its
+        comma ("add milk eggs and bread"). Whether the speaker paused there is for the
+        audio to say: a second look weighs the pause as silence, and reports it only
+        when it heard one (``pauses``). None when no place will do."""
+        words = text.split()
+        if PAUSE in words or not {"and", "e"} & set(words):
+            return None
+        for at in range(1, len(words)):
+            for listed in self._respellings(" ".join([*words[:at], PAUSE, *words[at:]])):
+                if self.accepts(listed):
+                    return listed
         return None
 
     def _respellings(self, words: str) -> Iterator[str]:

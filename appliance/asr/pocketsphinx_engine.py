@@ -427,6 +427,29 @@ def frame_levels(pcm: bytes) -> np.ndarray:
     return levels
 
 
+def _as_listed(sentence: str, items: Sequence[str]) -> list[str]:
+    """``items`` as ``sentence`` (the grammar's words) says them: one it says with the
+    grammar's pause inside is the two items on either side ("milk eggs" of Whisper's
+    "add milk eggs and bread", which ``Grammar.sentence_of`` read as "milk , eggs")."""
+    padded = f" {sentence} "
+    listed: list[str] = []
+    for item in items:
+        words = item.lower().split()
+        at = next(
+            (
+                at
+                for at in range(1, len(words))
+                if f" {' '.join(words[:at])} {PAUSE} {' '.join(words[at:])} " in padded
+            ),
+            None,
+        )
+        if at is None or f" {' '.join(words)} " in padded:
+            listed.append(item)
+        else:
+            listed += [" ".join(words[:at]), " ".join(words[at:])]
+    return listed
+
+
 def _decode(decoder: pocketsphinx.Decoder, pcm: bytes) -> None:
     """One whole utterance through ``decoder``'s active search."""
     decoder.start_utt()
@@ -595,7 +618,7 @@ class PocketSphinxVerifier(StreamingVerifier):
             return None  # it leaves words out
         details = {**scores, "found_avg_score": own, "found": found_text}
         # Which items, amounts and days the decoder hears there, the rest as it is.
-        choice = grammar.choice(words, items)
+        choice = grammar.choice(words, _as_listed(words, items))
         if choice is None:
             return None
         channel = next(c for c in self._channels if c.warp == scores["warp"])

@@ -34,6 +34,7 @@ from appliance.voice.gate import (
     amount_and_time_words,
     commands_of,
     decide,
+    listed,
     mended_words,
     names_known_items,
     not_understood,
@@ -622,7 +623,11 @@ class VoiceTurn:
         second = decide(
             heard_a, heard, parse, self._verifier.vocabulary, self._sounds, lang=self.lang
         )
-        if second.decision != "act" or not same_commands(second.commands, proposal):
+        # Whisper's list as the verifier paused in it ("milk eggs" two items, not one)
+        listed_proposal = commands_of(parse(listed(readings[0], heard.pauses)))
+        if second.decision != "act" or not any(
+            same_commands(second.commands, p) for p in (proposal, listed_proposal)
+        ):
             return None
         return replace(second, details={**second.details, "second_look": True}), heard.text
 

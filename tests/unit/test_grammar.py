@@ -725,6 +725,24 @@ def test_another_engines_reading_in_the_grammars_words() -> None:
         assert en.sentence_of(text) is None, text
 
 
+def test_a_list_written_without_its_comma_gets_the_grammars_pause() -> None:
+    """Whisper writes a quick list without its comma ("add milk eggs and bread"): the
+    grammar's pause goes where it makes a sentence, for the verifier to weigh. An item
+    the grammar knows stays whole ("chocolate milk"), and nothing else gets a pause."""
+    en, pt = build_grammar("en"), build_grammar("pt")
+    assert en.sentence_of("Add milk eggs and bread to the shopping list.") == (
+        f"add milk {PAUSE} eggs and bread to the shopping list"
+    )
+    assert pt.sentence_of("Coloca leite ovos e pão na lista") == (
+        f"coloca leite {PAUSE} ovos e pão na lista"
+    )
+    assert en.sentence_of("Add chocolate milk and bread to the shopping list") == (
+        "add chocolate milk and bread to the shopping list"
+    )
+    for text in ("what's the weather like tomorrow and tonight", "add milk eggs to the list"):
+        assert en.sentence_of(text) is None, text
+
+
 def test_a_time_after_to_for_or_until_needs_no_at(parser: IntentParser) -> None:
     """ "Set a reminder for 7 p.m. to call dad", "move my meeting to 3 pm": the
     grammar says them, and its words mean what Whisper's text means. Where no such

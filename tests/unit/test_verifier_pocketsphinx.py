@@ -19,6 +19,7 @@ from appliance.asr.pocketsphinx_engine import (
     _MAX_UNSAID_FRAMES,
     _UNSAID_BELOW_DB,
     PocketSphinxVerifier,
+    _as_listed,
     _dictionary,
     _unsaid,
     frame_levels,
@@ -183,6 +184,16 @@ def test_frame_levels_follow_the_audio() -> None:
     assert len(levels) >= 16_000 * 1.5 // 160
     assert levels[:45].max() < -100
     assert np.allclose(levels[60:140], -9.0, atol=0.2)
+
+
+def test_an_item_said_with_the_grammars_pause_inside_is_two() -> None:
+    """A second look's reading with the grammar's pause put in a list Whisper wrote
+    without its comma ("milk , eggs"): the decoder is to hear two items there."""
+    sentence = "add milk , eggs and bread to the shopping list"
+    assert _as_listed(sentence, ["milk eggs", "bread"]) == ["milk", "eggs", "bread"]
+    assert _as_listed("add chocolate milk and bread to the list", ["chocolate milk"]) == [
+        "chocolate milk"
+    ]
 
 
 def test_only_speech_at_the_words_level_is_left_out() -> None:
