@@ -211,6 +211,10 @@ def _shopping_add(ctx: Context) -> Outcome:
     if _dated(ctx):
         return _DOES_NOT_APPLY  # agenda.add
     specs = _items(ctx)
+    if ctx.candidate.metadata.get("unit_needed") and (
+        isinstance(specs, Outcome) or any(s.unit is None for s in specs)
+    ):
+        return _DOES_NOT_APPLY  # "one more carton of eggs" is an item; "another thing" no
     if isinstance(specs, Outcome):
         return specs
     return _build(lambda s: ShoppingAdd(item=s.name, quantity=s.quantity, unit=s.unit), specs)

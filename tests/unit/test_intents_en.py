@@ -189,12 +189,17 @@ def test_shopping_add(text: str, expected: Command) -> None:
         ("don't forget your keys", ShoppingAdd(item="your keys")),
         # a need, or a wish
         ("we could use some eggs", ShoppingAdd(item="eggs")),
+        # no verb: an amount in a unit
+        ("one more carton of eggs", ShoppingAdd(item="eggs", quantity=1, unit="carton")),
+        ("another bottle of wine", ShoppingAdd(item="wine", quantity=1, unit="bottle")),
     ],
 )
 def test_a_purchase_said_in_passing_is_asked_about(text: str, expected: Command) -> None:
     result = parse(text)
     assert (result.commands, result.ask) == ((expected,), True)
     assert parse("don't forget to buy the milk").ask is False
+    for chatter in ("one more thing", "another apple"):  # no unit: no item
+        assert parse(chatter).commands == (), chatter
 
 
 @pytest.mark.parametrize(

@@ -439,11 +439,15 @@ def test_two_requests_in_one_do_nothing(text: str) -> None:
     [
         ("não esquece o leite", ShoppingAdd(item="leite")),
         ("não se esqueça das bananas", ShoppingAdd(item="bananas")),
+        # sem verbo: uma quantidade numa unidade
+        ("mais um pacote de café", ShoppingAdd(item="café", quantity=1, unit="pack")),
+        ("outra caixa de leite na lista", ShoppingAdd(item="leite", quantity=1, unit="box")),
     ],
 )
 def test_nao_esquece_alguma_coisa_e_uma_compra_perguntada(text: str, expected: Command) -> None:
     result = parse(text)
     assert (result.commands, result.ask) == ((expected,), True)
+    assert parse("mais uma coisa").commands == ()  # sem unidade, não é item
 
 
 @pytest.mark.parametrize(
