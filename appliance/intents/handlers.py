@@ -388,6 +388,11 @@ def _event(ctx: Context, *, adding: bool = False) -> _Event | Outcome:
     if isinstance(when, Outcome):
         return when
     title, location = _title_and_location(ctx, words, when, with_location=adding)
+    metadata = ctx.candidate.metadata
+    if title and len(title.split()) < metadata.get("min_title_words", 1):
+        return _DOES_NOT_APPLY  # "I have to go at five": no task named
+    if metadata.get("ask") and not (title and _usable(title, ctx.lexicon)):
+        return _DOES_NOT_APPLY  # told, not asked ("tenho que sair às 5"): nothing to explain
     if not title or not _usable(title, ctx.lexicon):
         # "add a meeting tomorrow at ten": "meeting" is the title of the reading
         # "(add|put) {event}", which needs a time (else it is a shopping item)

@@ -478,6 +478,9 @@ def test_one_weekday_is_one_entry() -> None:
         ("I have a dentist appointment tomorrow at 3", "dentist appointment", at(12, 1, 15)),
         ("I've got a meeting with John on Friday at ten", "meeting with John", at(12, 4, 10)),
         ("we have our book club tonight at eight", "book club", at(11, 30, 20)),
+        # a task one has to do, with its time
+        ("I need to call mom tomorrow at 9", "call mom", at(12, 1, 9)),
+        ("I have to buy milk at 5", "buy milk", at(11, 30, 17)),
     ],
 )
 def test_an_appointment_told_with_its_time_is_asked_about(
@@ -488,7 +491,8 @@ def test_an_appointment_told_with_its_time_is_asked_about(
     assert result.commands == (AgendaAdd(title=title, start=start),)
     assert result.ask
     for chatter in ("I have a question", "I have a dentist appointment", "I have to go at five",
-                    "we have two kids", "I have work tomorrow"):  # fmt: skip
+                    "we have two kids", "I have work tomorrow",
+                    "I need to leave at 5"):  # fmt: skip
         assert not parse(chatter).commands, chatter
 
 

@@ -435,6 +435,25 @@ def test_two_requests_in_one_do_nothing(text: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "title", "start"),
+    [
+        ("tenho dentista sexta às três", "dentista", at(12, 4, 15)),
+        ("tenho que ligar pra mãe amanhã às 9", "ligar pra mãe", at(12, 1, 9)),
+        ("preciso comprar pão às cinco", "comprar pão", at(11, 30, 17)),
+    ],
+)
+def test_um_compromisso_contado_com_hora_e_perguntado(
+    text: str, title: str, start: dt.datetime
+) -> None:
+    # "tenho ..." conta, não pede: o compromisso é proposto, nunca feito sem perguntar
+    result = parse(text)
+    assert result.commands == (AgendaAdd(title=title, start=start),)
+    assert result.ask
+    for chatter in ("tenho uma pergunta", "tenho que sair às cinco", "temos dois filhos"):
+        assert not parse(chatter).commands, chatter
+
+
+@pytest.mark.parametrize(
     ("text", "expected"),
     [
         ("não esquece o leite", ShoppingAdd(item="leite")),
