@@ -189,6 +189,9 @@ def test_shopping_add(text: str, expected: Command) -> None:
         ("don't forget your keys", ShoppingAdd(item="your keys")),
         # a need, or a wish
         ("we could use some eggs", ShoppingAdd(item="eggs")),
+        # what ran out, said in passing
+        ("I used the last of the milk", ShoppingAdd(item="milk")),
+        ("the eggs are running low", ShoppingAdd(item="eggs")),
         # no verb: an amount in a unit
         ("one more carton of eggs", ShoppingAdd(item="eggs", quantity=1, unit="carton")),
         ("another bottle of wine", ShoppingAdd(item="wine", quantity=1, unit="bottle")),

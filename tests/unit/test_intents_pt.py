@@ -117,6 +117,7 @@ def assert_command(text: str, expected: Command) -> None:
         ("acabou o café", ShoppingAdd(item="café")),
         ("o leite acabou", ShoppingAdd(item="leite")),
         ("o café está acabando", ShoppingAdd(item="café")),
+        ("usei o último ovo", ShoppingAdd(item="ovo")),
         ("preciso comprar pilhas", ShoppingAdd(item="pilhas")),
         ("me lembra pra comprar pão", ShoppingAdd(item="pão")),
         ("não esquece de colocar leite na lista", ShoppingAdd(item="leite")),
