@@ -620,6 +620,29 @@ def derive_pronunciation(word: str, dictionary: Mapping[str, str]) -> str | None
     return None
 
 
+def _as_listed(sentence: str, items: Collection[str]) -> list[str]:
+    """``items`` as ``sentence`` (a grammar's words) says them: one it says with the
+    grammar's pause inside is the two items on either side ("milk eggs" of Whisper's
+    "add milk eggs and bread", which ``Grammar.sentence_of`` read as "milk , eggs")."""
+    padded = f" {sentence} "
+    listed: list[str] = []
+    for item in items:
+        words = item.lower().split()
+        at = next(
+            (
+                at
+                for at in range(1, len(words))
+                if f" {' '.join(words[:at])} {PAUSE} {' '.join(words[at:])} " in padded
+            ),
+            None,
+        )
+        if at is None or f" {' '.join(words)} " in padded:
+            listed.append(item)
+        else:
+            listed += [" ".join(words[:at]), " ".join(words[at:])]
+    return listed
+
+
 # -- the grammar -----------------------------------------------------------------------
 
 
@@ -716,9 +739,12 @@ class Grammar:
         ``items`` (names it says) may be any item the grammar knows instead, and each
         word of an amount or a day any other of its kind (``_open_words``: "two" any
         number, "liters" any unit, "friday" any weekday, "tomorrow" "today"): which
-        one the audio holds there is for the decoder to say. None when an item's
-        words are not in the sentence."""
+        one the audio holds there is for the decoder to say. An item the sentence
+        says with the grammar's pause inside (``sentence_of`` put it in a list) is the
+        two items on either side. None when an item's words are not in the
+        sentence."""
         words = sentence.split()
+        items = _as_listed(sentence, items)
         kinds = self._open_words
         rules: dict[str, Node] = {"item_choice": self._item_choice}
         rules.update({f"kind_{i}": Alt(tuple(map(Word, sorted(k)))) for i, k in enumerate(kinds)})

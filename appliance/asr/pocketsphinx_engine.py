@@ -79,6 +79,7 @@ from appliance.asr.verifier import (
     StreamingVerifier,
     VerifierSettings,
 )
+from appliance.audio.pcm import frame_dbfs
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -113,8 +114,6 @@ tonight" said with "at eight", "... tomorrow at three p.m." without "to my
 calendar"), -3 to +11 on espeak-ng's voices; the reverberant tail after "we're out of
 coffee" (Piper, the benchmark's room), -35 to -52, which made a command both engines
 heard ask."""
-_FRAME_SAMPLES = 160  # the decoder's frame shift, 10 ms at 16 kHz
-_FRAME_WINDOW = 410  # its analysis window, 25.6 ms
 
 
 def _is_filler(word: str) -> bool:
@@ -262,9 +261,9 @@ class _Channel:
             with contextlib.suppress(RuntimeError):  # no utterance was running
                 decoder.end_utt()
 
-    def end(self, pcm: bytes) -> _Reading:
-        """The best path and its scores (``words`` 0 when there is none); ``pcm``: the
-        utterance as the decoders had it."""
+    def end(self, levels: np.ndarray) -> _Reading:
+        """The best path and its scores (``words`` 0 when there is none); ``levels``:
+        the utterance's 10 ms frames' (``frame_dbfs``), as the decoders had it."""
         partial = self.decoder.hyp()  # best path so far, complete sentence or not
         heard_some = partial is not None and bool(partial.hypstr.split())
         self.decoder.end_utt()
@@ -280,20 +279,22 @@ class _Channel:
         scores = {
             **self.scores(segments),
             "pauses": _pauses(segments),
-            "unsaid_frames": _unsaid(segments, speech, frame_levels(pcm)),
+            "unsaid_frames": _unsaid(segments, speech, levels),
         }
         return _Reading(_text(hypothesis.hypstr), scores, heard_some)
 
-    def weigh(self, pcm: bytes, readings: Sequence[str]) -> list[dict[str, Any] | None]:
+    def weigh(
+        self, pcm: bytes, readings: Sequence[str], levels: np.ndarray
+    ) -> list[dict[str, Any] | None]:
         """Each of ``readings`` (grammar words) forced onto ``pcm``, scored against the
         phone loop as a decoded reading is (``scores``, with its ``pauses``); None for
-        one that cannot be aligned. All start from the cepstral means the utterance
-        left, which are kept for the next one."""
+        one that cannot be aligned; ``levels``: ``pcm``'s 10 ms frames' (``frame_dbfs``).
+        All start from the cepstral means the utterance left, which are kept for the
+        next one."""
         saved = (self.decoder.get_cmn(False), self.phones.get_cmn(False))
         try:
             _decode(self.phones, pcm)
             speech = self._speech_sounds()
-            levels = frame_levels(pcm)
             weighed: list[dict[str, Any] | None] = []
             for reading in readings:
                 self.decoder.set_cmn(saved[0])
@@ -415,41 +416,6 @@ def _unsaid(
     return longest
 
 
-def frame_levels(pcm: bytes) -> np.ndarray:
-    """Each decoder frame's level in dB (of 16-bit full scale) over its analysis window,
-    with room past the end for the decoder's last frames."""
-    samples = np.frombuffer(pcm[: len(pcm) // 2 * 2], dtype=np.int16).astype(np.float64)
-    count = len(samples) // _FRAME_SAMPLES + 1
-    padded = np.concatenate([samples, np.zeros(count * _FRAME_SAMPLES + _FRAME_WINDOW)])
-    windows = np.lib.stride_tricks.sliding_window_view(padded, _FRAME_WINDOW)[::_FRAME_SAMPLES]
-    power: np.ndarray = np.mean(windows[: count + 8] ** 2, axis=1)
-    levels: np.ndarray = 10.0 * np.log10(power / 32768.0**2 + 1e-12)
-    return levels
-
-
-def _as_listed(sentence: str, items: Sequence[str]) -> list[str]:
-    """``items`` as ``sentence`` (the grammar's words) says them: one it says with the
-    grammar's pause inside is the two items on either side ("milk eggs" of Whisper's
-    "add milk eggs and bread", which ``Grammar.sentence_of`` read as "milk , eggs")."""
-    padded = f" {sentence} "
-    listed: list[str] = []
-    for item in items:
-        words = item.lower().split()
-        at = next(
-            (
-                at
-                for at in range(1, len(words))
-                if f" {' '.join(words[:at])} {PAUSE} {' '.join(words[at:])} " in padded
-            ),
-            None,
-        )
-        if at is None or f" {' '.join(words)} " in padded:
-            listed.append(item)
-        else:
-            listed += [" ".join(words[:at]), " ".join(words[at:])]
-    return listed
-
-
 def _decode(decoder: pocketsphinx.Decoder, pcm: bytes) -> None:
     """One whole utterance through ``decoder``'s active search."""
     decoder.start_utt()
@@ -544,8 +510,9 @@ class PocketSphinxVerifier(StreamingVerifier):
         readings: list[tuple[float, _Reading]] = []
         out_of_grammar = False
         shed = len(self._live) < len(self._channels)
+        levels = frame_dbfs(bytes(self._heard))  # once, for every warp's reading
         for channel in self._live:
-            reading = channel.end(bytes(self._heard))
+            reading = channel.end(levels)
             if reading.scores["words"]:
                 readings.append((channel.warp, reading))
                 continue
@@ -604,8 +571,10 @@ class PocketSphinxVerifier(StreamingVerifier):
         found = found_text.replace(PAUSE, f" {PAUSE}")
         channels = [c for c in self._live if warp is None or c.warp == warp]
         best: tuple[float, dict[str, Any], float] | None = None
+        heard = bytes(self._heard)
+        levels = frame_dbfs(heard)
         for channel in channels:
-            theirs, *mine = channel.weigh(bytes(self._heard), [words, found] if found else [words])
+            theirs, *mine = channel.weigh(heard, [words, found] if found else [words], levels)
             own = next((m["avg_score"] for m in mine if m and m["words"]), -math.inf)
             if theirs and theirs["words"] and (best is None or theirs["avg_score"] > best[0]):
                 best = (theirs["avg_score"], {**theirs, "warp": channel.warp}, own)
@@ -618,11 +587,11 @@ class PocketSphinxVerifier(StreamingVerifier):
             return None  # it leaves words out
         details = {**scores, "found_avg_score": own, "found": found_text}
         # Which items, amounts and days the decoder hears there, the rest as it is.
-        choice = grammar.choice(words, _as_listed(words, items))
+        choice = grammar.choice(words, items)
         if choice is None:
             return None
         channel = next(c for c in self._channels if c.warp == scores["warp"])
-        chosen = channel.choose(bytes(self._heard), choice, self._searches[0])
+        chosen = channel.choose(heard, choice, self._searches[0])
         if chosen != " ".join(w for w in words.split() if w != PAUSE):
             _LOGGER.debug("pocketsphinx: second look chose %r over %r", chosen, words)
             return None

@@ -26,8 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
-from appliance.audio import SAMPLE_RATE, SAMPLE_WIDTH, AudioError
-from appliance.audio.pcm import MIN_DBFS, StreamResampler, check_pcm, chunks, rms_dbfs
+from appliance.audio import SAMPLE_RATE, AudioError
+from appliance.audio.pcm import MIN_DBFS, StreamResampler, check_pcm, frame_dbfs
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -67,24 +67,19 @@ def available() -> bool:
     return True
 
 
-def _levels(pcm: bytes, frame_ms: int = 10) -> list[float]:
-    frame_bytes = SAMPLE_RATE * frame_ms // 1000 * SAMPLE_WIDTH
-    return [rms_dbfs(c) for c in chunks(pcm, frame_bytes) if len(c) == frame_bytes]
-
-
 def noise_floor_dbfs(pcm: bytes, quantile: float = 0.2) -> float:
     """The level of the quietest frames of ``pcm`` (``quantile`` of the 10 ms frames'
     ``rms_dbfs``): the noise between and before words. ``MIN_DBFS`` for silence."""
-    levels = _levels(pcm)
-    return float(np.quantile(levels, quantile)) if levels else MIN_DBFS
+    levels = frame_dbfs(pcm)
+    return float(np.quantile(levels, quantile)) if levels.size else MIN_DBFS
 
 
 def noise_spread_db(pcm: bytes) -> float:
     """How much the level of ``pcm``'s 10 ms frames varies (80th less 20th percentile):
     under 1 dB for a steady hiss or hum, 2.6-8 dB for people talking (babble of six
     voices, 320 ms)."""
-    levels = _levels(pcm)
-    return float(np.quantile(levels, 0.8) - np.quantile(levels, 0.2)) if levels else 0.0
+    levels = frame_dbfs(pcm)
+    return float(np.quantile(levels, 0.8) - np.quantile(levels, 0.2)) if levels.size else 0.0
 
 
 def warm_up() -> None:

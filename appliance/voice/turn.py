@@ -623,10 +623,10 @@ class VoiceTurn:
         second = decide(
             heard_a, heard, parse, self._verifier.vocabulary, self._sounds, lang=self.lang
         )
-        # Whisper's list as the verifier paused in it ("milk eggs" two items, not one)
-        listed_proposal = commands_of(parse(listed(readings[0], heard.pauses)))
-        if second.decision != "act" or not any(
-            same_commands(second.commands, p) for p in (proposal, listed_proposal)
+        if second.decision != "act" or not (
+            same_commands(second.commands, proposal)
+            # Whisper's list as the verifier paused in it ("milk eggs": two items)
+            or same_commands(second.commands, commands_of(parse(listed(readings[0], heard.pauses))))
         ):
             return None
         return replace(second, details={**second.details, "second_look": True}), heard.text

@@ -19,6 +19,7 @@ from appliance.audio.pcm import (
     decode_wav_float,
     duration_ms,
     encode_wav,
+    frame_dbfs,
     from_float32,
     read_wav,
     resample,
@@ -177,6 +178,18 @@ def test_rms_dbfs_levels() -> None:
     assert rms_dbfs(struct.pack("<h", 32767) * 100) == pytest.approx(0.0, abs=0.01)
     full_sine = from_float32(sine(16_000, 1000, 1.0, 1.0))
     assert rms_dbfs(full_sine) == pytest.approx(-3.01, abs=0.05)
+
+
+def test_frame_dbfs_is_each_frames_rms_dbfs() -> None:
+    """Each whole 10 ms frame's ``rms_dbfs``, in one pass: half a second of silence,
+    then a half-scale sine; a last piece shorter than a frame is left out."""
+    pcm = bytes(16_000) + from_float32(sine(16_000, 440, 1.0, 0.5)) + bytes(100)
+    levels = frame_dbfs(pcm)
+    assert len(levels) == 150
+    assert list(levels[:50]) == [MIN_DBFS] * 50
+    assert np.allclose(levels[50:], HALF_SCALE_SINE_DBFS, atol=0.1)
+    assert np.allclose(levels, [rms_dbfs(c) for c in chunks(pcm, 320) if len(c) == 320])
+    assert frame_dbfs(b"").size == 0
 
 
 @pytest.mark.parametrize("src", [8000, 11_025, 22_050, 24_000, 44_100, 48_000, 96_000])

@@ -18,6 +18,7 @@ from appliance.asr.grammar import (
     TIME_RULE,
     UNK,
     Grammar,
+    _as_listed,
     build_grammar,
     cmudict,
     compile_automaton,
@@ -741,6 +742,11 @@ def test_a_list_written_without_its_comma_gets_the_grammars_pause() -> None:
     )
     for text in ("what's the weather like tomorrow and tonight", "add milk eggs to the list"):
         assert en.sentence_of(text) is None, text
+    # A second look's choice hears two items there: Whisper's "milk eggs" is no item
+    sentence = f"add milk {PAUSE} eggs and bread to the shopping list"
+    assert _as_listed(sentence, ["milk eggs", "bread"]) == ["milk", "eggs", "bread"]
+    assert _as_listed("add chocolate milk and bread", ["chocolate milk"]) == ["chocolate milk"]
+    assert en.choice(sentence, ["milk eggs", "bread"]) is not None
 
 
 def test_a_time_after_to_for_or_until_needs_no_at(parser: IntentParser) -> None:

@@ -19,10 +19,8 @@ from appliance.asr.pocketsphinx_engine import (
     _MAX_UNSAID_FRAMES,
     _UNSAID_BELOW_DB,
     PocketSphinxVerifier,
-    _as_listed,
     _dictionary,
     _unsaid,
-    frame_levels,
 )
 from appliance.asr.verifier import VerifierSettings
 from appliance.audio import denoise
@@ -173,27 +171,6 @@ def test_a_list_is_heard_with_its_pauses() -> None:
             assert 0 <= transcript.details["unsaid_frames"] < UNSAID_FRAMES
     finally:
         engine.close()
-
-
-def test_frame_levels_follow_the_audio() -> None:
-    """A decoder frame's level is its window's power in dB of full scale: a sine at
-    half scale is at -9 dB (-6 for its amplitude, -3 for its power), silence far below."""
-    tone = (0.5 * 32767 * np.sin(2 * np.pi * 440 * np.arange(16_000) / 16_000)).astype(np.int16)
-    pcm = bytes(16_000) + tone.tobytes()  # half a second of silence first
-    levels = frame_levels(pcm)
-    assert len(levels) >= 16_000 * 1.5 // 160
-    assert levels[:45].max() < -100
-    assert np.allclose(levels[60:140], -9.0, atol=0.2)
-
-
-def test_an_item_said_with_the_grammars_pause_inside_is_two() -> None:
-    """A second look's reading with the grammar's pause put in a list Whisper wrote
-    without its comma ("milk , eggs"): the decoder is to hear two items there."""
-    sentence = "add milk , eggs and bread to the shopping list"
-    assert _as_listed(sentence, ["milk eggs", "bread"]) == ["milk", "eggs", "bread"]
-    assert _as_listed("add chocolate milk and bread to the list", ["chocolate milk"]) == [
-        "chocolate milk"
-    ]
 
 
 def test_only_speech_at_the_words_level_is_left_out() -> None:
