@@ -24,6 +24,7 @@ from appliance.asr.pocketsphinx_engine import (
 )
 from appliance.asr.verifier import VerifierSettings
 from appliance.audio import denoise
+from appliance.audio.pcm import frame_dbfs
 from appliance.intents import IntentParser
 from appliance.voice.gate import UNSAID_FRAMES
 from tests.support import speech
@@ -514,8 +515,9 @@ def test_a_reading_that_leaves_words_out_puts_silence_on_speech(
             "remind me to take out the trash tonight",
             "remind me to take out the trash",
         ]
+        heard = bytes(fresh._heard)
         for reading, weighed in zip(
-            readings, channel.weigh(bytes(fresh._heard), readings), strict=True
+            readings, channel.weigh(heard, readings, frame_dbfs(heard)), strict=True
         ):
             assert weighed is not None
             unsaid[reading] = weighed["unsaid_frames"]
