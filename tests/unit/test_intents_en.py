@@ -341,6 +341,7 @@ def test_shopping_item_actions(text: str, expected: Command) -> None:
         ("what do I have on my list", ShoppingList()),  # the list, not a day
         ("what's left on the list", ShoppingList()),
         ("what's on the shopping list today", ShoppingList()),  # the list, not the day's
+        ("what's on my shopping list right now", ShoppingList()),
         ("what do we need to buy this week", ShoppingList()),
         ("read me the whole list", ShoppingList(include_completed=True)),
         ("show everything on my list", ShoppingList(include_completed=True)),

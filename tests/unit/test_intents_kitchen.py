@@ -57,6 +57,15 @@ def parser() -> IntentParser:
         ("será que você pode colocar ovos na lista", "pt", "ovos"),
         ("anota aí: comprar pão", "pt", "pão"),
         ("faz uma anotação pra comprar café", "pt", "café"),
+        # asked of us both
+        ("can we add some cheese", "en", "cheese"),
+        ("could I add cheese to the list", "en", "cheese"),
+        # a need said ahead
+        ("we're gonna need more milk", "en", "milk"),
+        ("we'll need eggs", "en", "eggs"),
+        # the list said before the request
+        ("lista de compras, adiciona ovos", "pt", "ovos"),
+        ("na lista de compras coloca ovos", "pt", "ovos"),
     ],
 )
 def test_needs_are_additions(parser: IntentParser, text: str, lang: str, item: str) -> None:
