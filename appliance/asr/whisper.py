@@ -111,11 +111,23 @@ _MARKER = ".assembled"
 # unbiased, tiny.en hears "two liters of milk" as "two leaders a milk" and "a kilo of
 # rice" as "a kill of rice".
 DEFAULT_VOCABULARY = {
-    "en": "add remove shopping list agenda calendar tomorrow today liters kilo kilos grams "
-    "dozen pack bottles cans",
-    "pt": "adicione remova lista de compras agenda amanhã hoje litros quilo quilos gramas "
-    "dúzia pacote garrafas latas",
+    "en": "Add a kilo of flour, a dozen rolls, two liters of soda and three cans of soup to "
+    "the shopping list. Put dish soap and foil on my list. Take the onions and the yeast off "
+    "the list. Remind me to water the plants and feed the cat on Friday at noon.",
+    "pt": "Adicione um quilo de farinha, uma dúzia de pãezinhos, dois litros de refrigerante "
+    "e três latas de sopa na lista de compras. Coloca sabão e papel-alumínio na minha lista. "
+    "Remova as cebolas e tira o fermento da lista. Me lembra de regar as plantas e dar comida "
+    "pro gato sexta ao meio-dia.",
 }
+"""Requests as people say them, of items and times the benchmarks do not say: Whisper
+writes what it hears in their words and register. Against the command words alone ("add
+remove shopping list ... cans"), Whisper tiny.en's reading parsed to the commands said
+192 times of 224 in quiet, against 164 (the eight voices of ``bench voice``), 175 against
+139 in white noise, 186 against 153 in a reverberant room; the multilingual base model
+in Portuguese, 11 of 64 against 6 (espeak-ng's two voices, quiet and in white noise:
+"adicione", the word once given, is not what Brazilians say to a kitchen assistant).
+A sentence of them said whole is taken for an echo (``is_echo``), so none is a request
+a household would say word for word."""
 
 
 class WhisperSettings(BaseModel):
@@ -215,7 +227,9 @@ class WhisperSettings(BaseModel):
     )
     vocabulary: dict[str, str] = Field(
         default_factory=lambda: dict(DEFAULT_VOCABULARY),
-        description="Command words per language, put before the items in the bias.",
+        description="Requests per language as people say them, put before the items in "
+        "the bias; a sentence of them (ending in '.', '?' or '!') that Whisper writes whole "
+        "is an echo of the bias, never a transcript.",
     )
     alternatives_margin: float = Field(
         default=0.2,
@@ -324,6 +338,7 @@ _HALLUCINATION_PARTS = tuple(
 _MARKER_TEXT = re.compile(r"^[\s.]*[\[(♪*#].*[\])♪*#][\s.]*$|♪")
 _NON_WORD = re.compile(r"[^\w\s']+")
 _SPACES = re.compile(r"\s+")
+_SENTENCE_END = re.compile(r"(?<=[.?!])\s+")
 
 
 def normalize_text(text: str) -> str:
@@ -371,13 +386,22 @@ def find_repetition(text: str, *, min_repeats: int = 3, max_ngram: int = 8) -> s
 
 
 def is_echo(text: str, bias: str, *, min_words: int = 3) -> bool:
-    """True when ``text`` is only a run of ``min_words``+ consecutive words of ``bias``."""
+    """True when ``text`` is only a run of ``min_words``+ consecutive words of ``bias``'s
+    words, or the whole of one of its sentences (each ending in ".", "?" or "!": a
+    vocabulary written as requests, which a part of may be said: "take the onions off
+    the list" of "Take the onions and the yeast off the list.")."""
     words = normalize_text(text).split()
     if len(words) < min_words:
         return False
-    bias_words = normalize_text(bias).split()
     n = len(words)
-    return any(bias_words[i : i + n] == words for i in range(len(bias_words) - n + 1))
+    for part in _SENTENCE_END.split(bias.strip()):
+        part_words = normalize_text(part).split()
+        if part.endswith((".", "?", "!")):
+            if part_words == words:
+                return True
+        elif any(part_words[i : i + n] == words for i in range(len(part_words) - n + 1)):
+            return True
+    return False
 
 
 def compression_ratio(text: str) -> float:

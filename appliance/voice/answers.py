@@ -60,6 +60,15 @@ words and items. Said by Piper (deepened) and flite slt, 10 answers each in whit
 and in babble at 20 dB (40 utterances, Whisper alone): with the commands' words it
 heard 7 of them as something else or nothing ("share" for "sure", "mess" for "yes", a
 "no" in babble as nothing), with these 3."""
+TIME_WORDS = {
+    "en": "half past quarter o'clock a.m. p.m. noon midnight morning afternoon evening tonight",
+    "pt": "meio-dia meia-noite horas e meia da manhã da tarde da noite",
+}
+"""What Whisper is biased toward while it hears the time a question asked for ("half
+past nine"), instead of requests: with those, it wrote "Add 10 in the morning" and
+"Have past nine". Nine answers said by Piper, flite slt and espeak-ng (27, Whisper
+alone): with these words, 23 read as the time said, against 17 with the commands' words
+once given (with those, Whisper wrote "930", which is no time)."""
 
 _FILLER = re.compile(r"\b(uh|um|er|hmm|well|oh|ah|é|ah|hã|bom)\b")
 _PUNCT = re.compile(r"[^\w\s']")

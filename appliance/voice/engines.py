@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from appliance.settings import Settings
-from appliance.voice.answers import ANSWER_WORDS
+from appliance.voice.answers import ANSWER_WORDS, TIME_WORDS
 from appliance.voice.turn import Engines, VerifierSession
 
 if TYPE_CHECKING:
@@ -54,6 +54,8 @@ def load_engines(settings: Settings, *, executor_threads: int = 4) -> Engines:
     def hints(lang: str, items: Sequence[str], expect: Expect) -> Any:
         if expect == "answer":  # a yes or no: no item is said
             return Hints(lang=lang, vocabulary=ANSWER_WORDS[lang])
+        if expect == "time":  # the time a question asked for: no item is said
+            return Hints(lang=lang, vocabulary=TIME_WORDS[lang])
         return Hints(lang=lang, items=tuple(items))
 
     def parse_for(lang: str) -> Callable[[str], Any]:

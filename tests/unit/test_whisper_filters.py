@@ -137,6 +137,22 @@ def test_echo_of_the_bias_words() -> None:
     assert not is_echo("remove eggs", bias)
 
 
+def test_echo_of_a_sentence_of_the_bias() -> None:
+    """Requests written as sentences: one written whole is an echo, a request said as
+    a part of one is not; the items after them are words, as before."""
+    bias = (
+        "Put dish soap and foil on my list. Take the onions and the yeast off the list. milk eggs"
+    )
+    assert is_echo("Take the onions and the yeast off the list.", bias)
+    assert is_echo("put dish soap and foil on my list", bias)
+    assert not is_echo("Take the onions off the list.", bias)
+    assert not is_echo("put dish soap on my list", bias)
+    assert not is_echo("on my list take the onions", bias)  # across two sentences
+    assert is_echo("milk eggs", bias, min_words=2)
+    for default in WhisperSettings().vocabulary.values():
+        assert is_echo(default.split(". ")[1], default)
+
+
 def test_compression_ratio_flags_loops() -> None:
     assert compression_ratio("") == 0
     assert compression_ratio("Add two liters of milk to the shopping list.") < 1.5
@@ -177,7 +193,8 @@ def test_settings() -> None:
     assert s.cpu_threads == 2
     assert s.temperatures == (0.0,)
     assert s.encoder_window_s == 30.0  # Whisper's own
-    assert "add" in s.vocabulary["en"]
+    assert "add" in normalize_text(s.vocabulary["en"]).split()
+    assert "adiciona" in normalize_text(s.vocabulary["pt"]).split()
     with pytest.raises(ValidationError):
         WhisperSettings(beam_size=0)
     with pytest.raises(ValidationError):
