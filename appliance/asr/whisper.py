@@ -106,10 +106,9 @@ PT_MODEL_SHA256 = "d01c3014881c9c6f3133c182f3d2887eb6ca1c789a7538c5c007196857a0a
 PT_MODEL_DIR = Path("models") / "whisper-base"
 _MARKER = ".assembled"
 
-# Command and unit words only: item names come from Hints.items (the household's own
-# items), so the bias does not pull unknown words toward a default item. Units matter:
-# unbiased, tiny.en hears "two liters of milk" as "two leaders a milk" and "a kilo of
-# rice" as "a kill of rice".
+# Units matter: unbiased, tiny.en hears "two liters of milk" as "two leaders a milk" and
+# "a kilo of rice" as "a kill of rice". The household's own items come after these, from
+# Hints.items.
 DEFAULT_VOCABULARY = {
     "en": "Add a kilo of flour, a dozen rolls, two liters of soda and three cans of soup to "
     "the shopping list. Put dish soap and foil on my list. Take the onions and the yeast off "
@@ -120,14 +119,20 @@ DEFAULT_VOCABULARY = {
     "pro gato sexta ao meio-dia.",
 }
 """Requests as people say them, of items and times the benchmarks do not say: Whisper
-writes what it hears in their words and register. Against the command words alone ("add
-remove shopping list ... cans"), Whisper tiny.en's reading parsed to the commands said
-192 times of 224 in quiet, against 164 (the eight voices of ``bench voice``), 175 against
-139 in white noise, 186 against 153 in a reverberant room; the multilingual base model
-in Portuguese, 11 of 64 against 6 (espeak-ng's two voices, quiet and in white noise:
-"adicione", the word once given, is not what Brazilians say to a kitchen assistant).
-A sentence of them said whole is taken for an echo (``is_echo``), so none is a request
-a household would say word for word."""
+writes what it hears in their words and register. Measured on Whisper alone, its reading
+parsed against the commands said (the eight voices of ``bench voice``, 224 commands per
+condition), on a first wording of the English requests, against the command words once
+given ("add remove shopping list ... cans"): 192 against 164 in quiet, 175 against 139
+in white noise, 186 against 153 in a reverberant room. Portuguese, the wording here
+(espeak-ng's two voices, 20 commands, quiet and in white noise): 16 of 80 against 9;
+with "adicione" alone, as once given, Whisper wrote it for "adiciona" too, and with
+"adiciona" alone, "e mauva" for "remova": both forms are here.
+
+An item of theirs can pull a word Whisper does not hear toward it: 4 of those English
+readings (672) were "the onions" of a first wording for "the eggs" or "bananas", where
+the command words gave "the edges", "the ends", "them", "the empty" (the verifier did
+not hear onions, so the turn asked). A sentence of them written whole is taken for an
+echo (``is_echo``), so none is a request a household would say word for word."""
 
 
 class WhisperSettings(BaseModel):

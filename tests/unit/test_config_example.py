@@ -192,6 +192,21 @@ def test_commented_values_are_valid(example: Example) -> None:
             pytest.fail(f"line {number}: {key} = {value!r} is not a valid value: {err}")
 
 
+def test_defaults_shown_are_the_defaults(example: Example) -> None:
+    """A commented value said to be the built-in one ("Default: ... shown here") is."""
+    lines = example.path.read_text(encoding="utf-8").splitlines()
+    defaults = _flatten(example.settings().model_dump(mode="json"))
+    shown = [
+        (number, key, value)
+        for number, key, value in commented_assignments(example.path)
+        if "shown here" in lines[number - 2]
+    ]
+    assert shown or example.path.name != "appliance.example.toml"
+    for number, key, value in shown:
+        default = {k[len(key) + 1 :]: v for k, v in defaults.items() if k.startswith(key + ".")}
+        assert value == defaults.get(key, default), f"line {number}: {key} is not the default"
+
+
 def test_the_example_loads() -> None:
     settings = load_settings(EXAMPLE)
     assert settings.model_dump(mode="json") == Settings().model_dump(mode="json")
