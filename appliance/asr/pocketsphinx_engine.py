@@ -280,6 +280,7 @@ class _Channel:
             **self.scores(segments),
             "pauses": _pauses(segments),
             "unsaid_frames": _unsaid(segments, speech, levels),
+            "word_levels": _word_levels(segments, levels),
         }
         return _Reading(_text(hypothesis.hypstr), scores, heard_some)
 
@@ -414,6 +415,20 @@ def _unsaid(
                 longest = len(run)
             run = []
     return longest
+
+
+def _word_levels(
+    segments: Sequence[tuple[str, int, int, float]], levels: np.ndarray
+) -> tuple[tuple[str, float], ...]:
+    """Each word of a reading (fillers left out), and the level of its frames (their
+    median) against that of all its words' frames, in dB: a word the grammar took
+    from a talker behind the speaker is far quieter than the speaker's words."""
+    words = [(w, levels[start : end + 1]) for w, start, end, _ in segments if not _is_filler(w)]
+    words = [(w, frames) for w, frames in words if frames.size]
+    if not words:
+        return ()
+    median = float(np.median(np.concatenate([frames for _, frames in words])))
+    return tuple((w, round(float(np.median(frames)) - median, 1)) for w, frames in words)
 
 
 def _decode(decoder: pocketsphinx.Decoder, pcm: bytes) -> None:

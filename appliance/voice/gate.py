@@ -84,6 +84,10 @@ engine A's word alone, such a turn is refused with that reason, which its reply
 explains (nothing changes either way)."""
 
 
+BEHIND_DB = 8.0
+"""How far below a reading's words (its frames' median level) the verifier heard every
+word of an item, or of an amount, for it to be a talker's behind the speaker
+(``_talkers_behind``)."""
 WEAK = "weak"
 """``Heard.rejected`` of a verifier transcript that may only confirm (``REJECT_WEAK``)."""
 UNSAID_FRAMES = 12
@@ -120,6 +124,9 @@ class Heard:
     unsaid: int = 0
     """The longest run of frames (10 ms) of speech sounds that this reading puts
     silence on (the verifier's: its phone loop heard them there)."""
+    levels: tuple[tuple[str, float], ...] = ()
+    """Each word of this reading and its level against all of its words', in dB (the
+    verifier's); empty when not measured."""
 
     @property
     def usable(self) -> bool:
@@ -334,6 +341,11 @@ def _decide(
     if a_cmds and b_cmds and same_commands(a_cmds, b_cmds):
         both = GateDecision("act", a_cmds, a_cmds[0].action, None, True, details)
         return _unless_rival(both, primary, verifier, parse, vocabulary)
+    behind = _talkers_behind(a_cmds, verifier, b_cmds)
+    if behind:  # "add a soup and bananas ...": the soup was the television's
+        kept = GateDecision("act", a_cmds, a_cmds[0].action, "talkers_behind", True,
+                            {**details, "talkers_behind": list(behind)})  # fmt: skip
+        return _unless_rival(kept, primary, verifier, parse, vocabulary)
     agreeing = _alternative_agreeing(
         primary, a, b_cmds, parse, vocabulary, pauses=pauses, sounds=sounds,
         theirs=verifier.text if verifier is not None else "",
@@ -511,6 +523,83 @@ def _first_giving(
         if text not in barred and same_commands(commands_of(result), commands):
             return rank, text
     return None
+
+
+def _talkers_behind(
+    a_cmds: Sequence[Command], verifier: Heard | None, b_cmds: Sequence[Command]
+) -> tuple[str, ...]:
+    """What the verifier heard from talkers behind the speaker (a television, the room),
+        its words far quieter than its reading's (``BEHIND_DB``), which its grammar had to
+        read as part of a request, when the rest of its reading is engine A's: whole items
+        before the speaker's first ("add a soup and bananas on the shopping list" for "put
+        bananas on the shopping list", "soup" 21 dB below), or an amount just before an
+        item of A's said without one ("add a tub of butter", "add a couple bananas": "tub"
+    and "couple" 19-20 dB below). Every one
+        of A's commands is one of B's, all of one action that changes something; empty
+        otherwise."""
+    if verifier is None or not verifier.levels or not a_cmds or len(b_cmds) < len(a_cmds):
+        return ()
+    action = a_cmds[0].action
+    if action in READ_ONLY_ACTIONS or any(c.action != action for c in (*a_cmds, *b_cmds)):
+        return ()
+    names = [getattr(c, "item", None) for c in b_cmds]
+    keys = [[item_key(w) for w in _WORD.findall(n.lower())] if isinstance(n, str) else []
+            for n in names]  # fmt: skip
+    if not all(keys):
+        return ()
+    words = [item_key(word) for word, _ in verifier.levels]
+    quiet = [level <= -BEHIND_DB for _, level in verifier.levels]
+    extra = len(b_cmds) - len(a_cmds)
+    left_out: list[str] = []
+    at = 0
+    for index, (command, name) in enumerate(zip(b_cmds, keys, strict=True)):
+        found = next((i for i in range(at, len(words)) if words[i : i + len(name)] == name), None)
+        if found is None:
+            return ()
+        at = found + len(name)
+        if index < extra:  # an item before the speaker's first
+            if not all(quiet[found:at]):
+                return ()
+            left_out.append(" ".join(name))
+            continue
+        theirs = a_cmds[index - extra]
+        if command_key(command) == command_key(theirs):
+            continue
+        amount = _amount_before(words, found)
+        if (
+            getattr(theirs, "quantity", 0) is not None
+            or getattr(theirs, "unit", 0) is not None
+            or command_key(command.model_copy(update={"quantity": None, "unit": None}))
+            != command_key(theirs)
+            or not (counted := [i for i in amount if _amount_word(words[i])])
+            or not all(quiet[i] for i in counted)
+        ):
+            return ()
+        left_out.append(" ".join(words[i] for i in amount))
+    return tuple(left_out)
+
+
+def _amount_before(words: Sequence[str], item: int) -> list[int]:
+    """The positions of the words of an amount just before ``words[item]`` ("a tub of",
+    "two liters of", "uma dúzia de"): units, numbers and the small words between."""
+    start = item
+    while start > 0 and (words[start - 1] in _AMOUNT_LINKS or _amount_word(words[start - 1])):
+        start -= 1
+    return list(range(start, item))
+
+
+_AMOUNT_LINKS = frozenset({"a", "an", "of", "um", "uma", "de", "do", "da"})
+_COUNT_WORDS = frozenset({"couple", "pair", "few", "par"})
+
+
+def _amount_word(word: str) -> bool:
+    """A unit ("tub", "liter"), a number ("two", "dois", "2") or a count ("couple")."""
+    return (
+        word in UNIT_BY_ALIAS
+        or word in _COUNT_WORDS
+        or word.isdigit()
+        or any(alpha2digit(word, lang, threshold=0) != word for lang in ("en", "pt"))
+    )
 
 
 def _list_pauses(verifier: Heard | None, vocabulary: Collection[str]) -> list[tuple[str, str]]:

@@ -518,6 +518,9 @@ class VoiceTurn:
                 pauses=tuple(map(tuple, verifier_t.details.get("pauses", ()))),
                 quiet=bool(verifier_t.details.get("quiet")),
                 unsaid=int(verifier_t.details.get("unsaid_frames", 0)),
+                levels=tuple(
+                    (str(w), float(db)) for w, db in verifier_t.details.get("word_levels", ())
+                ),
             )
             if verifier_t
             else None
