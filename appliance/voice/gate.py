@@ -341,7 +341,9 @@ def _decide(
     if a_cmds and b_cmds and same_commands(a_cmds, b_cmds):
         both = GateDecision("act", a_cmds, a_cmds[0].action, None, True, details)
         return _unless_rival(both, primary, verifier, parse, vocabulary)
-    behind = _talkers_behind(a_cmds, verifier, b_cmds)
+    # An unsure verifier agrees here as it does above (``weak_cmds``), but for the
+    # talkers behind the speaker that it had to read as words of the request.
+    behind = _talkers_behind(a_cmds, verifier, b_cmds or weak_cmds or ())
     if behind:  # "add a soup and bananas ...": the soup was the television's
         kept = GateDecision("act", a_cmds, a_cmds[0].action, "talkers_behind", True,
                             {**details, "talkers_behind": list(behind)})  # fmt: skip

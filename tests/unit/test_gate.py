@@ -85,6 +85,16 @@ def test_items_of_talkers_behind_the_speaker_are_left_out(parser: IntentParser) 
     assert (result.decision, result.reason, result.agreed) == ("act", "talkers_behind", True)
     assert result.commands == (c.ShoppingAdd(item="bananas"),)
     assert result.details["talkers_behind"] == ["soup"]
+    # an unsure verifier too: the talkers' words are what it was unsure of
+    unsure = gate(parser, "Put bananas on the shopping list.", heard, b_rejected="weak",
+                  levels=levels)  # fmt: skip
+    assert (unsure.decision, unsure.reason, unsure.commands) == (
+        "act", "talkers_behind", result.commands,
+    )  # fmt: skip
+    # never one that was not sure at all
+    doubted = gate(parser, "Put bananas on the shopping list.", heard,
+                   b_rejected="low_confidence", levels=levels)  # fmt: skip
+    assert doubted.decision == "confirm"
     # quantities are the speaker's, as both heard them
     heard = "add a beef and two liters of milk to the shopping list"
     levels = _levels(heard, {"add": -10, "a": -6, "beef": -10, "and": -18})
