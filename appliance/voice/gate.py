@@ -348,12 +348,15 @@ def _decide(
     if a_cmds and b_cmds and same_commands(a_cmds, b_cmds):
         both = GateDecision("act", a_cmds, a_cmds[0].action, None, True, details)
         return _unless_rival(both, primary, verifier, parse, vocabulary)
-    # An unsure verifier agrees here as it does above (``weak_cmds``), but for the
+    # An unsure verifier agrees here as it does above (``weak_cmds``), and A's reading
+    # with its misheard verb put back as it does there (``repaired``), but for the
     # talkers behind the speaker that it had to read as words of the request.
-    behind = _talkers_behind(a_cmds, verifier, b_cmds or weak_cmds or ())
+    theirs, repair = (a_cmds, {}) if a_cmds or repaired is None else (
+        repaired[0], {"repaired_reading": repaired[1]})  # fmt: skip
+    behind = _talkers_behind(theirs, verifier, b_cmds or weak_cmds or ())
     if behind:  # "add a soup and bananas ...": the soup was the television's
-        kept = GateDecision("act", a_cmds, a_cmds[0].action, "talkers_behind", True,
-                            {**details, "talkers_behind": list(behind)})  # fmt: skip
+        kept = GateDecision("act", theirs, theirs[0].action, "talkers_behind", True,
+                            {**details, **repair, "talkers_behind": list(behind)})  # fmt: skip
         return _unless_rival(kept, primary, verifier, parse, vocabulary)
     agreeing = _alternative_agreeing(
         primary, a, b_cmds, parse, vocabulary, pauses=pauses, sounds=sounds,

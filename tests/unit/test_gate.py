@@ -91,6 +91,14 @@ def test_items_of_talkers_behind_the_speaker_are_left_out(parser: IntentParser) 
     assert (unsure.decision, unsure.reason, unsure.commands) == (
         "act", "talkers_behind", result.commands,
     )  # fmt: skip
+    # Whisper's misheard "add" put back, as an exact agreement has it (flite's "slt" in
+    # babble 15 dB below: "and three apples ...", the verifier "add eight nuts and ...")
+    heard = "add eight nuts and three apples to my shopping list"
+    levels = _levels(heard, {"eight": -14, "nuts": -12, "and": -9})
+    repaired = gate(parser, "and three apples to my shopping list.", heard, levels=levels)
+    assert (repaired.decision, repaired.reason) == ("act", "talkers_behind")
+    assert repaired.commands == (c.ShoppingAdd(item="apples", quantity=3),)
+    assert repaired.details["repaired_reading"].startswith("add three apples")
     # never one that was not sure at all
     doubted = gate(parser, "Put bananas on the shopping list.", heard,
                    b_rejected="low_confidence", levels=levels)  # fmt: skip
