@@ -582,7 +582,7 @@ def _talkers_behind(
             or getattr(theirs, "unit", 0) is not None
             or command_key(command.model_copy(update={"quantity": None, "unit": None}))
             != command_key(theirs)
-            or not any(words[i] in UNIT_BY_ALIAS or words[i] in _COUNT_WORDS for i in amount)
+            or not any(_a_count(words[i]) for i in amount)
             or not all(quiet[i] for i in amount if _amount_word(words[i]))
         ):
             return ()
@@ -593,23 +593,42 @@ def _talkers_behind(
 def _amount_before(words: Sequence[str], item: int) -> list[int]:
     """The positions of the words of an amount just before ``words[item]`` ("a tub of",
     "two liters of", "uma dúzia de"): units, numbers and the small words between."""
+    links = _amount_lexicon()[0]
     start = item
-    while start > 0 and (words[start - 1] in _AMOUNT_LINKS or _amount_word(words[start - 1])):
+    while start > 0 and (words[start - 1] in links or _amount_word(words[start - 1])):
         start -= 1
     return list(range(start, item))
 
 
-_AMOUNT_LINKS = frozenset({"a", "an", "of", "um", "uma", "de", "do", "da"})
-_COUNT_WORDS = frozenset({"couple", "pair", "few", "par"})
+@functools.cache
+def _amount_lexicon() -> tuple[frozenset[str], frozenset[str]]:
+    """The parser's words, in every language it reads (``item_key`` forms), that link an
+    amount to its item ("a", "of", "uma", "de"), and the counts it reads as an amount
+    without a number ("couple", "half", "meia")."""
+    from appliance.intents.lexicon import LANGUAGES, load_lexicon
+
+    links: set[str] = set()
+    counts: set[str] = set()
+    for lang in LANGUAGES:
+        said = load_lexicon(lang).quantities
+        links |= said.one | said.of | said.half_articles
+        counts |= said.half | {word for phrase in said.words for word in phrase}
+    return frozenset(map(item_key, links)), frozenset(map(item_key, counts - links))
+
+
+def _a_count(word: str) -> bool:
+    """A unit ("tub", "liter") or a count said without a number ("couple")."""
+    return word in UNIT_BY_ALIAS or word in _amount_lexicon()[1]
 
 
 def _amount_word(word: str) -> bool:
-    """A unit ("tub", "liter"), a number ("two", "dois", "2") or a count ("couple")."""
+    """A unit, a count or a number ("two", "dois", "2")."""
+    from appliance.intents.lexicon import LANGUAGES
+
     return (
-        word in UNIT_BY_ALIAS
-        or word in _COUNT_WORDS
+        _a_count(word)
         or word.isdigit()
-        or any(alpha2digit(word, lang, threshold=0) != word for lang in ("en", "pt"))
+        or any(alpha2digit(word, lang, threshold=0) != word for lang in LANGUAGES)
     )
 
 
