@@ -15,7 +15,13 @@ from appliance.intents.dateparse import DateparserFallback
 from appliance.intents.dates import DateGrammar, When
 from appliance.intents.lexicon import Lexicon, Phrase
 from appliance.intents.matching import Candidate
-from appliance.intents.quantities import ItemSpec, ends_with, parse_item, split_items
+from appliance.intents.quantities import (
+    ItemSpec,
+    ends_with,
+    parse_item,
+    split_items,
+    trim_trailing,
+)
 from appliance.intents.text import Utterance, Word, fold, span_text, words_of
 from appliance.protocol.commands import (
     AgendaAdd,
@@ -164,12 +170,17 @@ def _recurring(words: Sequence[Word], lexicon: Lexicon) -> bool:
     )
 
 
-def _items(ctx: Context, trailing: Sequence[Phrase] = ()) -> list[ItemSpec] | Outcome:
+def _items(
+    ctx: Context, trailing: Sequence[Phrase] = (), *, needed_by: int = 0
+) -> list[ItemSpec] | Outcome:
     """The items of the request; ``trailing``: phrases said after them that are no
-    part of any ("this morning" after a bought item)."""
+    part of any ("this morning" after a bought item); ``needed_by``: how many of the
+    last words (``item_trailing`` aside) say the day they are needed by."""
     words = ctx.words("item")
     while words and (size := ends_with(words, trailing)):
         words = words[:-size]
+    if words and needed_by:
+        words = list(trim_trailing(words, ctx.lexicon))[:-needed_by]
     if not words:
         return _fail(Reason.missing("item"))
     if _misread(words, ctx.lexicon) or _names_an_event(words, ctx.lexicon):
@@ -200,17 +211,57 @@ def _build(factory: Callable[[ItemSpec], Command], specs: Sequence[ItemSpec]) ->
 
 def _dated(ctx: Context) -> bool:
     """A sentence that names no list (``dateless``) said with a date or a time: "buy
-    flowers on friday" is a reminder, "delete the meeting at 3 pm" an event."""
+    flowers on friday" is a reminder, "delete the meeting at 3 pm" an event. What an
+    item is for ("for next week", ``item_trailing``) is neither."""
     if not ctx.candidate.metadata.get("dateless"):
         return False
-    when = ctx.grammar.when(ctx.words("item") or [], ctx.today)
+    when = ctx.grammar.when(trim_trailing(ctx.words("item") or [], ctx.lexicon), ctx.today)
     return not when.empty or when.part is not None or when.vague
 
 
+def _needed_by(ctx: Context) -> int:
+    """How many of the item's last words (``item_trailing`` aside) say only the day the
+    items are needed by, in a request to buy (``needed_by`` metadata, ``_day_needed``)."""
+    how = ctx.candidate.metadata.get("needed_by")
+    words = trim_trailing(ctx.words("item") or [], ctx.lexicon)
+    return _day_needed(ctx, words, any_day=how == "any") if how else 0
+
+
+def _said_after_the_list(ctx: Context) -> bool:
+    """True if the words said after the list ("add eggs to the list for saturday",
+    the ``when`` slot) only say what or when the items are needed for: the lexicon's
+    ``item_trailing`` ("for the weekend") or a day after a marker (``_day_needed``)."""
+    item, after = ctx.words("item") or [], ctx.words("when") or []
+    words = trim_trailing([*item, *after], ctx.lexicon)
+    return len(words) <= len(item) or _day_needed(ctx, words) == len(words) - len(item)
+
+
+def _day_needed(ctx: Context, words: Sequence[Word], *, any_day: bool = False) -> int:
+    """How many of the last of ``words`` (an item's) say only a day, or a part of one,
+    with no clock time, read after one of the lexicon's ``needed_by_markers`` ("buy
+    flowers for friday", "compra leite pra amanhã"), or read alone with ``any_day``
+    ("we need milk tomorrow"); 0 if they say none. Said with a clock time ("buy
+    flowers at 5"), or without the marker where one is wanted ("buy flowers on
+    friday"), it is a reminder's day."""
+    when = ctx.grammar.when(words, ctx.today)
+    covered = when.covered()
+    if when.date is None or when.timed or when.end_time is not None or when.conflict:
+        return 0
+    start = min(covered, default=0)
+    if start == 0 or covered != set(range(start, len(words))) or when.vague:
+        return 0
+    if any_day or words[start].key in ctx.lexicon.needed_by_markers:
+        return len(words) - start
+    return 0
+
+
 def _shopping_add(ctx: Context) -> Outcome:
-    if _dated(ctx):
+    if "when" in ctx.candidate.slots and not _said_after_the_list(ctx):
+        return _DOES_NOT_APPLY  # "add eggs to the list for dinner with sam at 8"
+    needed_by = _needed_by(ctx)
+    if not needed_by and _dated(ctx):
         return _DOES_NOT_APPLY  # agenda.add
-    specs = _items(ctx)
+    specs = _items(ctx, needed_by=needed_by)
     if ctx.candidate.metadata.get("unit_needed") and (
         isinstance(specs, Outcome) or any(s.unit is None for s in specs)
     ):

@@ -157,6 +157,7 @@ class Lexicon:
     negation: Negation
     pronouns: frozenset[str]
     item_trailing: tuple[Phrase, ...]
+    needed_by_markers: frozenset[str]
     done_trailing: tuple[Phrase, ...]
     item_bad_starts: frozenset[str]
     item_verbs: frozenset[str]
@@ -313,6 +314,7 @@ def load_lexicon(lang: str) -> Lexicon:
         ),
         pronouns=_words(raw["pronouns"]),
         item_trailing=_phrases(raw["item_trailing"]),
+        needed_by_markers=_words(raw["needed_by_markers"]),
         done_trailing=_phrases(raw["done_trailing"]),
         item_bad_starts=_words(raw["item_bad_starts"]),
         item_verbs=_words(raw["item_verbs"]),

@@ -108,7 +108,9 @@ def _number_at(spans: Sequence[NumberSpan], index: int) -> NumberSpan | None:
     return None
 
 
-def _trim(words: Sequence[Word], lexicon: Lexicon) -> Sequence[Word]:
+def trim_trailing(words: Sequence[Word], lexicon: Lexicon) -> Sequence[Word]:
+    """``words`` without the phrases said after an item that are no part of its name
+    (the lexicon's ``item_trailing``: "too", "for the weekend")."""
     while words:
         size = ends_with(words, lexicon.item_trailing)
         if not size:
@@ -253,7 +255,7 @@ def _glued(original: str, words: Sequence[Word], index: int) -> bool:
 
 def parse_item(original: str, words: Sequence[Word], lexicon: Lexicon) -> ItemSpec:
     """Read "[quantity] [unit] [of] item" from one item phrase."""
-    words = _trim(words, lexicon)
+    words = trim_trailing(words, lexicon)
     if not words:
         return ItemSpec(name="")
     q = lexicon.quantities

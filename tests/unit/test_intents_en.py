@@ -454,6 +454,71 @@ def test_a_date_without_a_list_named_is_only_a_guess(text: str, title: str, day:
 
 
 @pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # the day an item is needed by, after "for" or "by" in a request to buy
+        ("buy flowers for friday", ShoppingAdd(item="flowers")),
+        ("get a cake for saturday", ShoppingAdd(item="cake")),
+        ("grab some milk by tomorrow", ShoppingAdd(item="milk")),
+        ("I need to buy milk for tomorrow", ShoppingAdd(item="milk")),
+        # a need, whatever day is said with it
+        ("we need milk tomorrow", ShoppingAdd(item="milk")),
+        ("we need milk for tomorrow", ShoppingAdd(item="milk")),
+        ("we'll need eggs on saturday", ShoppingAdd(item="eggs")),
+        ("we need bread for tonight", ShoppingAdd(item="bread")),
+        # said after the list, or before it
+        ("add eggs to the list for saturday", ShoppingAdd(item="eggs")),
+        ("add eggs to the shopping list for tomorrow", ShoppingAdd(item="eggs")),
+        ("add eggs for saturday to the list", ShoppingAdd(item="eggs")),
+        # what an item is for, or the week it is needed in: no part of its name
+        ("we need eggs for the weekend", ShoppingAdd(item="eggs")),
+        ("add eggs for the weekend", ShoppingAdd(item="eggs")),
+        ("we need eggs this week", ShoppingAdd(item="eggs")),
+        ("add milk for breakfast", ShoppingAdd(item="milk")),
+        ("put milk on the list for the weekend", ShoppingAdd(item="milk")),
+        ("add eggs to the list for breakfast", ShoppingAdd(item="eggs")),
+        (
+            "add two liters of milk for the weekend",
+            ShoppingAdd(item="milk", quantity=2, unit="l"),
+        ),
+    ],
+)
+def test_when_an_item_is_needed_is_no_part_of_it(text: str, expected: Command) -> None:
+    assert_command(text, expected)
+    assert not parse(text).ask
+
+
+@pytest.mark.parametrize(
+    ("text", "title", "start"),
+    [
+        # said with a clock time, or without "for" after a verb to buy: a reminder
+        ("remind me to buy milk tomorrow", "buy milk", dt.date(2026, 12, 1)),
+        ("remind me to buy flowers for friday", "buy flowers", dt.date(2026, 12, 4)),
+        ("I need to buy milk at 5", "buy milk", at(11, 30, 17)),
+        # "add X for <day>" is still an agenda entry (asked about)
+        ("add bread for friday", "bread", dt.date(2026, 12, 4)),
+    ],
+)
+def test_a_day_to_buy_on_is_still_a_reminder(
+    text: str, title: str, start: dt.date | dt.datetime
+) -> None:
+    assert parse(text).commands == (AgendaAdd(title=title, start=start),)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "add eggs to the list at 8",  # a time: no day an item is needed by
+        "add eggs to the list tomorrow",  # add it tomorrow? not understood
+        "add eggs to the list for dinner with sam at 8",
+        "we need milk tomorrow at 5",
+    ],
+)
+def test_a_time_after_a_purchase_is_not_understood(text: str) -> None:
+    assert parse(text).commands == ()
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "add yoga every tuesday",

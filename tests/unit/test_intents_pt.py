@@ -284,6 +284,31 @@ def test_emptying_the_whole_list_is_always_asked(text: str) -> None:
     assert result.ask
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("compra flores pra sexta", ShoppingAdd(item="flores")),
+        ("preciso comprar leite até amanhã", ShoppingAdd(item="leite")),
+        ("precisamos de leite amanhã", ShoppingAdd(item="leite")),
+        ("preciso de ovos pro fim de semana", ShoppingAdd(item="ovos")),
+        ("adiciona ovos na lista pra sábado", ShoppingAdd(item="ovos")),
+        ("adiciona ovos pra sábado na lista", ShoppingAdd(item="ovos")),
+        ("põe leite na lista pro fim de semana", ShoppingAdd(item="leite")),
+        ("adiciona leite pro café da manhã", ShoppingAdd(item="leite")),
+    ],
+)
+def test_quando_o_item_e_preciso_nao_e_parte_dele(text: str, expected: Command) -> None:
+    assert_command(text, expected)
+    assert not parse(text).ask
+
+
+def test_um_dia_para_comprar_ainda_e_um_lembrete() -> None:
+    assert parse("me lembra de comprar leite amanhã").commands == (
+        AgendaAdd(title="comprar leite", start=dt.date(2026, 12, 1)),
+    )
+    assert parse("adiciona ovos na lista às oito").commands == ()
+
+
 def test_a_date_without_a_list_named_is_only_a_guess() -> None:
     result = parse("adiciona dentista na sexta")
     assert result.commands == (AgendaAdd(title="dentista", start=dt.date(2026, 12, 4)),)
