@@ -175,8 +175,22 @@ def _items(
 ) -> list[ItemSpec] | Outcome:
     """The items of the request; ``trailing``: phrases said after them that are no
     part of any ("this morning" after a bought item); ``needed_by``: how many of the
-    last words (``item_trailing`` aside) say the day they are needed by."""
-    words = ctx.words("item")
+    last words (``item_trailing`` aside) say the day they are needed by. Items said
+    after the list (the ``more`` slot: "add milk to the list, and eggs") come after."""
+    specs = _items_of(ctx, ctx.words("item"), trailing, needed_by)
+    more = ctx.words("more")
+    if more is None or isinstance(specs, Outcome):
+        return specs
+    if any(w.key in ctx.lexicon.request_verbs for w in more[:3]):
+        # "... and remind me to call mom", "... e me lembra de ligar pra mãe"
+        return _fail(Reason.TWO_REQUESTS, final=False)
+    also = _items_of(ctx, more, trailing, 0)
+    return also if isinstance(also, Outcome) else [*specs, *also]
+
+
+def _items_of(
+    ctx: Context, words: list[Word] | None, trailing: Sequence[Phrase], needed_by: int
+) -> list[ItemSpec] | Outcome:
     while words and (size := ends_with(words, trailing)):
         words = words[:-size]
     if words and needed_by:

@@ -519,6 +519,45 @@ def test_a_time_after_a_purchase_is_not_understood(text: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "add milk to the list and eggs",
+            (ShoppingAdd(item="milk"), ShoppingAdd(item="eggs")),
+        ),
+        (
+            "put milk on the list and also some bread",
+            (ShoppingAdd(item="milk"), ShoppingAdd(item="bread")),
+        ),
+        (
+            "add milk to the list, and two dozen eggs too",
+            (ShoppingAdd(item="milk"), ShoppingAdd(item="eggs", quantity=2, unit="dozen")),
+        ),
+        (
+            "add milk to the list and eggs and bread",
+            (ShoppingAdd(item="milk"), ShoppingAdd(item="eggs"), ShoppingAdd(item="bread")),
+        ),
+    ],
+)
+def test_items_said_after_the_list_are_added_too(text: str, expected: tuple[Command, ...]) -> None:
+    assert parse(text).commands == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "add milk to the list and remind me to call mom at 5",
+        "add milk to the list and can you remind me to call mom",
+        "add milk to the list and remove eggs",
+    ],
+)
+def test_another_request_after_the_list_is_no_item(text: str) -> None:
+    result = parse(text)
+    assert result.commands == ()
+    assert result.reason == "two_requests"
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "add yoga every tuesday",
@@ -1405,8 +1444,8 @@ def test_empty_text(text: str) -> None:
     [
         ("add it to the list", "missing_slot:item"),
         ("add to my list", "not_understood"),
-        # never an item called "milk to the shopping list"
-        ("add milk to the shopping list and eggs", "not_understood"),
+        # never an item called "milk to the shopping list" ("... and eggs" adds both)
+        ("add milk to the shopping list eggs", "not_understood"),
         ("add 0 apples", "invalid:quantity"),
         ("add 20000 apples", "invalid:quantity"),
         # an entry without a title or a time: neither an entry nor an item

@@ -302,6 +302,20 @@ def test_quando_o_item_e_preciso_nao_e_parte_dele(text: str, expected: Command) 
     assert not parse(text).ask
 
 
+def test_itens_ditos_depois_da_lista_tambem_entram() -> None:
+    assert parse("coloca leite na lista e ovos").commands == (
+        ShoppingAdd(item="leite"),
+        ShoppingAdd(item="ovos"),
+    )
+    assert parse("põe leite na lista e também pão").commands == (
+        ShoppingAdd(item="leite"),
+        ShoppingAdd(item="pão"),
+    )
+    result = parse("coloca leite na lista e me lembra de ligar pra mãe")
+    assert result.commands == ()
+    assert result.reason == "two_requests"
+
+
 def test_um_dia_para_comprar_ainda_e_um_lembrete() -> None:
     assert parse("me lembra de comprar leite amanhã").commands == (
         AgendaAdd(title="comprar leite", start=dt.date(2026, 12, 1)),
@@ -727,7 +741,7 @@ def test_negations_do_nothing(text: str) -> None:
         "leite",
         "como está o tempo hoje",
         "e leite na lista",
-        "coloca leite na lista e ovos",
+        "coloca leite na lista ovos",
         "preciso de ajuda",
         "a gente precisa de um tempo",
         # without what no shop sells
