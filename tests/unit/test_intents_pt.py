@@ -295,6 +295,8 @@ def test_emptying_the_whole_list_is_always_asked(text: str) -> None:
         ("adiciona ovos pra sábado na lista", ShoppingAdd(item="ovos")),
         ("põe leite na lista pro fim de semana", ShoppingAdd(item="leite")),
         ("adiciona leite pro café da manhã", ShoppingAdd(item="leite")),
+        ("vou precisar de ovos", ShoppingAdd(item="ovos")),
+        ("a gente vai precisar de mais leite amanhã", ShoppingAdd(item="leite")),
     ],
 )
 def test_quando_o_item_e_preciso_nao_e_parte_dele(text: str, expected: Command) -> None:
