@@ -386,10 +386,81 @@ def _decide(
         reason = "verifier_only" if not primary.usable else "one_word_apart"
         return GateDecision("read", b_cmds, b_cmds[0].action, reason, False, details)
     reason = "engines_disagree" if a_cmds and b_cmds else "not_confirmed"
+    proposal, how = _asked_about(
+        primary, verifier, proposal, b_cmds=b_cmds, parse=parse, vocabulary=vocabulary,
+        sounds=sounds,
+    )  # fmt: skip
+    details = {**details, **({how: True} if how else {})}
+    return GateDecision("confirm", proposal, proposal[0].action, reason, False, details)
+
+
+def _asked_about(
+    primary: Heard,
+    verifier: Heard | None,
+    proposal: tuple[Command, ...],
+    *,
+    b_cmds: Sequence[Command],
+    parse: Parse,
+    vocabulary: Collection[str],
+    sounds: Sounds | None,
+) -> tuple[tuple[Command, ...], str | None]:
+    """What a question proposes, of A's ``proposal`` as the verifier heard it, and
+    the detail that says why it is the verifier's, if it is."""
     listed = _listed_by_verifier(primary, verifier, proposal, parse, vocabulary)
     if listed is not None:  # "add milk eggs and bread": asked as the verifier listed it
-        proposal, details = listed, {**details, "listed_by_verifier": True}
-    return GateDecision("confirm", proposal, proposal[0].action, reason, False, details)
+        return listed, "listed_by_verifier"
+    known = _known_for_unknown(proposal, b_cmds, vocabulary, sounds)
+    if known is not None:  # "add salt milk": asked about the "oat milk" the verifier heard
+        return known, "known_for_unknown"
+    return proposal, None
+
+
+def _known_for_unknown(
+    proposal: Sequence[Command],
+    b_cmds: Sequence[Command],
+    vocabulary: Collection[str],
+    sounds: Sounds | None,
+) -> tuple[Command, ...] | None:
+    """The verifier's sure commands, when they are engine A's but for items: where A
+    named an item the verifier does not know, it heard one it knows that sounds like
+    it ("oat milk" for Whisper's "salt milk" or "out milk", "eggs" for "eggers"). Only
+    for a question, which then names what was more likely said. None when anything
+    else differs, or an item of A's that differs is a known one (the verifier's
+    grammar may have forced another known item onto it: "pickles" for "tomatoes"),
+    or does not sound like the verifier's (an item new to the household, which the
+    grammar cannot say)."""
+    if not vocabulary or not b_cmds or len(proposal) != len(b_cmds):
+        return None
+    swapped = False
+    for mine, theirs in zip(proposal, b_cmds, strict=True):
+        x, y = getattr(mine, "item", None), getattr(theirs, "item", None)
+        if not isinstance(x, str) or not isinstance(y, str):
+            return None
+        if command_key(mine.model_copy(update={"item": y})) != command_key(theirs):
+            return None
+        if _item_compared(x) == _item_compared(y):
+            continue
+        if item_key(x) in vocabulary or item_key(y) not in vocabulary:
+            return None
+        if not _names_sound_alike(x, y, sounds):
+            return None
+        swapped = True
+    return tuple(b_cmds) if swapped else None
+
+
+def _names_sound_alike(name: str, other: str, sounds: Sounds | None) -> bool:
+    """True if two items' names share enough of their phones (``_ALIKE``), or of
+    their letters when ``sounds`` cannot say for every word of both."""
+    words = [_WORD.findall(item_key(n)) for n in (name, other)]
+    phones = [[sounds(w) for w in ws] if sounds is not None else [None] for ws in words]
+    if all(p is not None for ps in phones for p in ps):
+        pair: tuple[Sequence[str], Sequence[str]] = (
+            " ".join(p for p in phones[0] if p).split(),
+            " ".join(p for p in phones[1] if p).split(),
+        )
+    else:
+        pair = (" ".join(words[0]), " ".join(words[1]))
+    return difflib.SequenceMatcher(None, *pair).ratio() >= _ALIKE
 
 
 def _listed_by_verifier(

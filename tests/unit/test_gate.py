@@ -1289,3 +1289,42 @@ def test_a_request_without_its_item_stops_mid_sentence(
 ) -> None:
     parse = functools.partial(parser.parse, lang=lang, now=NOW)
     assert unfinished(text, lang, parse) is expected
+
+
+def test_the_question_names_the_known_item_the_verifier_heard(parser: IntentParser) -> None:
+    """flite's "awb" said "add oat milk to the shopping list"; Whisper wrote "salt milk",
+    no item the verifier knows, and the verifier heard "oat milk". Nothing is added,
+    and the question is about the known item that sounds like Whisper's."""
+    from appliance.asr.grammar import pronunciation
+
+    sounds = functools.partial(pronunciation, lang="en")
+    known = frozenset({"oat milk", "milk", "egg", "pickle", "tomato", "kombu", "tea"})
+
+    def ask(a: str, b: str, vocabulary: frozenset[str] = known) -> GateDecision:
+        return gate(parser, a, b, vocabulary=vocabulary, sounds=sounds)
+
+    oat = ask("Add salt milk to the shopping list.", "add oat milk to the shopping list")
+    assert (oat.decision, oat.reason) == ("confirm", "engines_disagree")
+    assert oat.commands == (c.ShoppingAdd(item="oat milk"),)
+    assert oat.details["known_for_unknown"]
+    eggs = ask("Add a dozen eggers.", "add a dozen eggs")
+    assert eggs.decision == "confirm"
+    assert eggs.commands == (c.ShoppingAdd(item="eggs", quantity=1, unit="dozen"),)
+    # Whisper's own item, when it is a known one: the grammar may have forced another
+    # known item onto it
+    tomatoes = ask("Add two cans of tomatoes.", "add two cans of pickles")
+    assert tomatoes.commands == (c.ShoppingAdd(item="tomatoes", quantity=2, unit="can"),)
+    # an item new to the household the grammar cannot say, unlike the verifier's
+    new = ask("add kombucha to the list", "add tea to the list")
+    assert new.commands == (c.ShoppingAdd(item="kombucha"),)
+    # or that sounds like it, when the verifier does not know the item Whisper wrote
+    unknown = ask("add kombucha to the list", "add kombu to the list", known - {"kombu"})
+    assert unknown.commands == (c.ShoppingAdd(item="kombucha"),)
+    # anything else that differs: an amount, another action
+    amount = ask("Add two salt milks.", "add three oat milks")
+    assert amount.commands == (c.ShoppingAdd(item="salt milks", quantity=2),)
+    removed = ask("Take the salt milk off the list.", "add oat milk to the list")
+    assert removed.commands == (c.ShoppingRemove(item="salt milk"),)
+    # the question only: the engines still disagree
+    for decision in (oat, eggs):
+        assert not decision.agreed
