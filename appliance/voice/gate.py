@@ -423,7 +423,8 @@ def _known_for_unknown(
 ) -> tuple[Command, ...] | None:
     """The verifier's sure commands, when they are engine A's but for items: where A
     named an item the verifier does not know, it heard one it knows that sounds like
-    it ("oat milk" for Whisper's "salt milk" or "out milk", "eggs" for "eggers"). Only
+    it ("oat milk" for Whisper's "salt milk", "eggs" for "eggers", "a kilo of rice" for
+    "a kill of rice", an amount A's item swallowed). Only
     for a question, which then names what was more likely said. None when anything
     else differs, or an item of A's that differs is a known one (the verifier's
     grammar may have forced another known item onto it: "pickles" for "tomatoes"),
@@ -436,7 +437,7 @@ def _known_for_unknown(
         x, y = getattr(mine, "item", None), getattr(theirs, "item", None)
         if not isinstance(x, str) or not isinstance(y, str):
             return None
-        if command_key(mine.model_copy(update={"item": y})) != command_key(theirs):
+        if not _same_but_item(mine, theirs):
             return None
         if _item_compared(x) == _item_compared(y):
             continue
@@ -446,6 +447,20 @@ def _known_for_unknown(
             return None
         swapped = True
     return tuple(b_cmds) if swapped else None
+
+
+def _same_but_item(mine: Command, theirs: Command) -> bool:
+    """True if ``mine`` is ``theirs`` on another item, or without the amount, which an
+    item it does not know may have swallowed ("a kill of rice" for "a kilo of rice")."""
+    named = mine.model_copy(update={"item": getattr(theirs, "item", None)})
+    if command_key(named) == command_key(theirs):
+        return True
+    amountless = getattr(mine, "quantity", None) is None and getattr(mine, "unit", None) is None
+    if not amountless or not hasattr(theirs, "quantity"):
+        return False
+    return command_key(named) == command_key(
+        theirs.model_copy(update={"quantity": None, "unit": None})
+    )
 
 
 def _names_sound_alike(name: str, other: str, sounds: Sounds | None) -> bool:

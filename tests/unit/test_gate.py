@@ -1307,6 +1307,9 @@ def test_the_question_names_the_known_item_the_verifier_heard(parser: IntentPars
     assert (oat.decision, oat.reason) == ("confirm", "engines_disagree")
     assert oat.commands == (c.ShoppingAdd(item="oat milk"),)
     assert oat.details["known_for_unknown"]
+    rice = ask("add a kill of rice to the shopping list", "add a kilo of rice to the list",
+               known | {"rice"})  # fmt: skip
+    assert rice.commands == (c.ShoppingAdd(item="rice", quantity=1, unit="kg"),)
     eggs = ask("Add a dozen eggers.", "add a dozen eggs")
     assert eggs.decision == "confirm"
     assert eggs.commands == (c.ShoppingAdd(item="eggs", quantity=1, unit="dozen"),)
