@@ -1292,42 +1292,60 @@ def test_a_request_without_its_item_stops_mid_sentence(
 
 
 def test_the_question_names_the_known_item_the_verifier_heard(parser: IntentParser) -> None:
-    """flite's "awb" said "add oat milk to the shopping list"; Whisper wrote "salt milk",
-    no item the verifier knows, and the verifier heard "oat milk". Nothing is added,
-    and the question is about the known item that sounds like Whisper's."""
+    """Piper's voice pitched up said "add oat milk to the shopping list"; Whisper wrote
+    "out milk", no item the verifier knows, and the verifier heard "oat milk", one word
+    apart. Nothing is added, and the question is about the known item."""
     from appliance.asr.grammar import pronunciation
 
     sounds = functools.partial(pronunciation, lang="en")
-    known = frozenset({"oat milk", "milk", "egg", "pickle", "tomato", "kombu", "tea"})
+    known = frozenset(
+        {"oat milk", "milk", "egg", "pickle", "tomato", "kombu", "tea", "rice", "salsa",
+         "bacon", "noodle", "pie", "turkey"}
+    )  # fmt: skip
 
     def ask(a: str, b: str, vocabulary: frozenset[str] = known) -> GateDecision:
         return gate(parser, a, b, vocabulary=vocabulary, sounds=sounds)
 
-    oat = ask("Add salt milk to the shopping list.", "add oat milk to the shopping list")
+    oat = ask("Add out milk to the shopping list.", "add oat milk to the shopping list")
     assert (oat.decision, oat.reason) == ("confirm", "engines_disagree")
     assert oat.commands == (c.ShoppingAdd(item="oat milk"),)
-    assert oat.details["known_for_unknown"]
-    rice = ask("add a kill of rice to the shopping list", "add a kilo of rice to the list",
-               known | {"rice"})  # fmt: skip
-    assert rice.commands == (c.ShoppingAdd(item="rice", quantity=1, unit="kg"),)
+    assert oat.details["known_for_unknown"] and not oat.agreed
     eggs = ask("Add a dozen eggers.", "add a dozen eggs")
-    assert eggs.decision == "confirm"
     assert eggs.commands == (c.ShoppingAdd(item="eggs", quantity=1, unit="dozen"),)
+    # an amount Whisper's item took ("kill of rice")
+    rice = ask("add a kill of rice to the shopping list", "add a kilo of rice to the shopping list")
+    assert rice.commands == (c.ShoppingAdd(item="rice", quantity=1, unit="kg"),)
     # Whisper's own item, when it is a known one: the grammar may have forced another
     # known item onto it
     tomatoes = ask("Add two cans of tomatoes.", "add two cans of pickles")
     assert tomatoes.commands == (c.ShoppingAdd(item="tomatoes", quantity=2, unit="can"),)
-    # an item new to the household the grammar cannot say, unlike the verifier's
-    new = ask("add kombucha to the list", "add tea to the list")
-    assert new.commands == (c.ShoppingAdd(item="kombucha"),)
-    # or that sounds like it, when the verifier does not know the item Whisper wrote
-    unknown = ask("add kombucha to the list", "add kombu to the list", known - {"kombu"})
-    assert unknown.commands == (c.ShoppingAdd(item="kombucha"),)
+    # items new to the household, as Whisper and the verifier heard them in Piper's and
+    # flite's voices: the verifier hears a known item that sounds like them
+    for whisper, verifier, item in (
+        ("Add fish sauce to the shopping list.", "add the salsa to the shopping list",
+         "fish sauce"),
+        ("Add tomato soup to the shopping list.", "add tomatoes into the shopping list",
+         "tomato soup"),
+        ("Add turkey bacon to the shopping list.", "add thirty bacon to the shopping list",
+         "turkey bacon"),
+        ("Add egg noodles to the shopping list.", "add eight noodles to the shopping list",
+         "egg noodles"),
+        ("Add apple pie to the shopping list.", "add a couple pie to the shopping list",
+         "apple pie"),
+        ("Add beef jerky to the shopping list.", "add the turkey to the shopping list",
+         "beef jerky"),
+    ):  # fmt: skip
+        new = ask(whisper, verifier)
+        assert new.decision == "confirm", whisper
+        assert new.commands == (c.ShoppingAdd(item=item),), whisper
+        assert "known_for_unknown" not in new.details
+    # one known item a word away from an unknown one is taken for it: the question
+    # names it, and a "no" leaves the list as it was
+    assert ask("add kombucha to the list", "add kombu to the list").commands == (
+        c.ShoppingAdd(item="kombu"),
+    )
     # anything else that differs: an amount, another action
-    amount = ask("Add two salt milks.", "add three oat milks")
-    assert amount.commands == (c.ShoppingAdd(item="salt milks", quantity=2),)
-    removed = ask("Take the salt milk off the list.", "add oat milk to the list")
-    assert removed.commands == (c.ShoppingRemove(item="salt milk"),)
-    # the question only: the engines still disagree
-    for decision in (oat, eggs):
-        assert not decision.agreed
+    amount = ask("Add two out milks.", "add three oat milks")
+    assert amount.commands == (c.ShoppingAdd(item="out milks", quantity=2),)
+    removed = ask("Take the out milk off the list.", "add the oat milk off the list")
+    assert removed.commands == (c.ShoppingRemove(item="out milk"),)
