@@ -489,6 +489,30 @@ def test_when_an_item_is_needed_is_no_part_of_it(text: str, expected: Command) -
 
 
 @pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # asked round the houses
+        ("I was wondering if you could add eggs to the list", ShoppingAdd(item="eggs")),
+        ("would you be able to add bread to the shopping list", ShoppingAdd(item="bread")),
+        ("we should probably get some more coffee", ShoppingAdd(item="coffee")),
+        ("looks like we need more paper towels", ShoppingAdd(item="paper towels")),
+        ("I guess we need milk", ShoppingAdd(item="milk")),
+        # why, said after the request
+        (
+            "so um could you add some milk to the shopping list because we're almost out",
+            ShoppingAdd(item="milk"),
+        ),
+        ("add milk to the list, we're out", ShoppingAdd(item="milk")),
+        ("add milk we're running out", ShoppingAdd(item="milk")),
+        # what for, after the item
+        ("we're gonna need eggs for the cake", ShoppingAdd(item="eggs")),
+    ],
+)
+def test_what_is_said_around_a_request_is_no_part_of_it(text: str, expected: Command) -> None:
+    assert_command(text, expected)
+
+
+@pytest.mark.parametrize(
     ("text", "title", "start"),
     [
         # said with a clock time, or without "for" after a verb to buy: a reminder

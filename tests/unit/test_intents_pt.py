@@ -296,6 +296,12 @@ def test_emptying_the_whole_list_is_always_asked(text: str) -> None:
         ("põe leite na lista pro fim de semana", ShoppingAdd(item="leite")),
         ("adiciona leite pro café da manhã", ShoppingAdd(item="leite")),
         ("vou precisar de ovos", ShoppingAdd(item="ovos")),
+        ("preciso de ovos pro bolo", ShoppingAdd(item="ovos")),
+        ("coloca leite na lista que acabou", ShoppingAdd(item="leite")),
+        ("coloca café na lista porque tá acabando", ShoppingAdd(item="café")),
+        # o que acabou, dito antes ou depois do item, continua um pedido
+        ("o leite acabou", ShoppingAdd(item="leite")),
+        ("o café tá acabando", ShoppingAdd(item="café")),
         ("a gente vai precisar de mais leite amanhã", ShoppingAdd(item="leite")),
     ],
 )
