@@ -22,6 +22,9 @@ _YES = {
         "why not", "sure why not", "ok do it", "okay do it", "ok go ahead", "okay go ahead",
         "perfect", "great", "that's it", "that is it", "that is correct", "that's fine", "fine",
         "mm hmm", "mhm", "go on", "yes i do",
+        # the request's own verb: "add it", "go ahead and add it"
+        "add it", "please add it", "go ahead and add it", "put it on", "put it on the list",
+        "do that", "sounds right", "that's what i said", "i do",
     ),
     "pt": (
         "sim", "isso", "isso mesmo", "pode", "pode ser", "claro", "certo", "correto", "exato",
@@ -30,6 +33,7 @@ _YES = {
         "está certo", "tá certo", "exatamente", "confirmado", "tá bom", "está bem", "tá",
         "pode fazer", "faz isso", "fechado", "perfeito", "ótimo", "aham", "uhum",
         "pode colocar", "pode adicionar", "pode marcar", "pode pôr", "pode por",
+        "coloca", "adiciona", "põe", "bota", "pode botar", "isso mesmo pode colocar",
     ),
 }  # fmt: skip
 _NO = {
@@ -37,11 +41,14 @@ _NO = {
         "no", "nope", "nah", "no thanks", "no thank you", "cancel", "cancel that", "never mind",
         "nevermind", "stop", "don't", "do not", "wrong", "that's wrong", "negative", "forget it",
         "not really", "no way", "not now", "please don't", "please do not",
+        "absolutely not", "definitely not", "of course not", "not at all", "not that",
+        "not that one", "don't add it", "do not add it", "skip it", "leave it",
     ),
     "pt": (
         "nao", "nao obrigado", "nao obrigada", "cancela", "cancelar", "deixa pra la", "esquece",
         "errado", "esta errado", "negativo", "para", "nem pensar", "de jeito nenhum", "nao quero",
         "cancele", "deixa para lá", "pare", "tá errado", "agora não", "nada",
+        "nem", "não precisa", "deixa", "deixa quieto", "não é isso", "não é", "errou",
     ),
 }  # fmt: skip
 _NO_WORDS = {"en": frozenset({"no", "nope", "nah"}), "pt": frozenset({"nao"})}

@@ -30,6 +30,11 @@ from appliance.voice.answers import combine, heard_answer, parse_answer
         "Okay, sure.",
         "Perfect, thanks.",
         "mm-hmm",
+        # the request's own verb
+        "add it",
+        "Yes, add it.",
+        "go ahead and add it",
+        "put it on the list",
     ],
 )
 def test_english_yes(text: str) -> None:
@@ -54,6 +59,10 @@ def test_english_yes(text: str) -> None:
         # a no among yeses is a no
         "Yeah, no.",
         "Okay, no.",
+        "absolutely not",
+        "Not that one.",
+        "don't add it",
+        "skip it",
     ],
 )
 def test_english_no(text: str) -> None:
@@ -62,14 +71,36 @@ def test_english_no(text: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["Sim.", "isso mesmo", "pode", "Claro!", "pode sim", "é isso", "claro claro", "Claro, pode."],
+    [
+        "Sim.",
+        "isso mesmo",
+        "pode",
+        "Claro!",
+        "pode sim",
+        "é isso",
+        "claro claro",
+        "Claro, pode.",
+        "coloca",
+        "pode colocar",
+        "adiciona",
+    ],
 )
 def test_portuguese_yes(text: str) -> None:
     assert parse_answer(text, "pt") == "yes"
 
 
 @pytest.mark.parametrize(
-    "text", ["Não.", "não, obrigado", "cancela", "deixa pra lá", "esquece", "Sim, não."]
+    "text",
+    [
+        "Não.",
+        "não, obrigado",
+        "cancela",
+        "deixa pra lá",
+        "esquece",
+        "Sim, não.",
+        "não precisa",
+        "Não é isso.",
+    ],
 )
 def test_portuguese_no(text: str) -> None:
     assert parse_answer(text, "pt") == "no"
