@@ -112,14 +112,32 @@ UNKNOWN_ITEMS = [
         "apple pie", "oat cookies", "tahini", "kimchi", "ghee",
     )
 ]  # fmt: skip
+# When or what for an item is needed, items said after the list, a request asked round
+# the houses or with its reason after it: understood by the parser, not in the
+# verifier's grammar (the turn acts only where the verifier heard the request in its
+# own words, and asks otherwise).
+AROUND = [
+    "we need milk tomorrow",
+    "add eggs to the list for saturday",
+    "buy flowers for friday",
+    "we need eggs for the weekend",
+    "add milk to the list and eggs",
+    "put bread on the shopping list and also some butter",
+    "i was wondering if you could add cheese to the list",
+    "add coffee to the list we're almost out",
+    "looks like we need more paper towels",
+    "we're gonna need eggs for the cake",
+]
 VOICES = ("piper", "flite_slt", "flite_awb", "espeak_us")
 
 
 def run(limit: int | None = None) -> dict[str, Any]:
     phrasings = asyncio.run(_run(limit, VOICES, ("clean",), PHRASINGS, NEAR_MISSES))
     unknown = asyncio.run(_run(limit, VOICES[:2], ("clean",), UNKNOWN_ITEMS, ()))
+    around = asyncio.run(_run(limit, VOICES, ("clean",), AROUND, ()))
     return {
         "phrasings": {k: phrasings[k] for k in SUMMARY},
         "unknown_items": {k: unknown[k] for k in SUMMARY},
+        "around": {k: around[k] for k in SUMMARY},
         "goals": {"wrong_actions": 0},
     }
