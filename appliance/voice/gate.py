@@ -84,6 +84,9 @@ engine A's word alone, such a turn is refused with that reason, which its reply
 explains (nothing changes either way)."""
 
 
+KNOWN_FOR_UNKNOWN = "known_for_unknown"
+"""A question's detail: its commands are the verifier's known item for one of
+Whisper's that the verifier does not know (``_known_for_unknown``)."""
 BEHIND_DB = 10.0
 """How far below a reading's words (its frames' median level) the verifier heard every
 word of an item, or of an amount, for it to be a talker's behind the speaker
@@ -413,7 +416,7 @@ def _asked_about(
         primary, verifier, proposal, b_cmds=b_cmds, vocabulary=vocabulary, sounds=sounds
     )
     if known is not None:  # "add out milk": asked about the "oat milk" the verifier heard
-        return known, "known_for_unknown"
+        return known, KNOWN_FOR_UNKNOWN
     return proposal, None
 
 

@@ -27,6 +27,7 @@ from appliance.asr.grammar import pronunciation
 from appliance.protocol.commands import READ_ONLY_ACTIONS, Command
 from appliance.protocol.receipts import ASK, ASK_TIME, PART, Receipt, Source
 from appliance.voice.gate import (
+    KNOWN_FOR_UNKNOWN,
     WEAK,
     GateDecision,
     Heard,
@@ -745,7 +746,12 @@ class VoiceTurn:
                 return False
         elif heard_b.rejected is not None:
             return False
-        if gate.reason == "engines_disagree" and names_known_items(gate.commands, vocabulary):
+        # (the question's commands are Whisper's, unless they name the verifier's known
+        # item for one of Whisper's it does not know: ``known_for_unknown``)
+        whisper_known = not gate.details.get(KNOWN_FOR_UNKNOWN) and names_known_items(
+            gate.commands, vocabulary
+        )
+        if gate.reason == "engines_disagree" and whisper_known:
             return False
         if gate.reason in ("rival_item", "article_item"):  # both agreed, and it asks
             return False
