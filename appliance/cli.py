@@ -57,7 +57,12 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--site", help="the satellite site the audio comes from")
     replay.add_argument("--lang", choices=["en", "pt"], help="language spoken")
     replay.add_argument("--user", help="user the commands act for")
-    replay.add_argument("--dry-run", action="store_true", help="decide, but change nothing")
+    replay.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="change nothing: the actions run in a transaction that is rolled back, so "
+        "the receipts and the speech are a real run's (receipt details: dry_run)",
+    )
     replay.add_argument("--jsonl", action="store_true", help="one compact JSON line per file")
     replay.add_argument(
         "--realtime", action="store_true", help="feed audio at the speed it was spoken"

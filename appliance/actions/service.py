@@ -32,6 +32,8 @@ if TYPE_CHECKING:
     from appliance.actions.memory import MemoryActions
 
 _LOGGER = logging.getLogger(__name__)
+DRY_RUN = "dry_run"
+"""A rehearsed receipt's detail (``ActionService.rehearse``): nothing was changed."""
 
 HANDLERS: dict[str, Handler] = {**shopping.HANDLERS, **agenda.HANDLERS}
 DEFAULT_HOUSEHOLD = "home"
@@ -190,6 +192,33 @@ class ActionService:
             listener(receipts)
         return results
 
+    async def rehearse(self, requests: Sequence[Request]) -> list[Receipt]:
+        """The receipts ``requests`` would get now, with nothing changed: they run in
+        one transaction that is then rolled back, nothing is published, and no listener
+        hears of them (``appliance replay --dry-run``). Each receipt says so in its
+        details (``dry_run``); its request id is still free for a real run."""
+        if not requests:
+            return []
+        prepared = await self._prepare(requests)
+        now = dt.datetime.now(self._settings.tz)
+        results: list[Result] = []
+        try:
+            ids = {r.source.user: await self._resolve(r.source.user) for r in requests}
+            async with self._db.transaction() as conn:
+                for r in requests:
+                    results.append(await self._one(conn, r, ids[r.source.user], now,
+                                                   prepared.get(r.request_id)))  # fmt: skip
+                raise _RolledBack
+        except _RolledBack:
+            pass
+        except StoreError as err:
+            _LOGGER.error("database failed for %d rehearsed commands: %s", len(requests), err)
+            return [self._unavailable(r, str(err), outcome_unknown=False) for r in requests]
+        return [
+            r.receipt.model_copy(update={"details": {**r.receipt.details, DRY_RUN: True}})
+            for r in results
+        ]
+
     async def _prepare(self, requests: Sequence[Request]) -> dict[str, Any]:
         """Work a memory command needs before its transaction (embedding the text),
         by request id: a prepared write, or the outcome when it cannot run."""
@@ -299,6 +328,10 @@ class ActionService:
         return self._receipt(
             request, Outcome("rejected", f"database_unavailable: {why}; {consequence}")
         )
+
+
+class _RolledBack(Exception):
+    """Raised in a rehearsal's transaction to roll it back."""
 
 
 def _name(request: Request) -> str | None:

@@ -807,7 +807,7 @@ class VoiceTurn:
             self._early = None
 
     async def _act(self, gate: GateDecision, transcripts: dict[str, str]) -> list[Receipt]:
-        if self.service is None or self.dry_run or gate.decision in ("none", "chat"):
+        if self.service is None or gate.decision in ("none", "chat"):
             return []
         source = Source(kind="voice", site=self.site, user=self.user)
         details = {
@@ -840,6 +840,8 @@ class VoiceTurn:
                     details=details,
                 )
             )
+        if self.dry_run:  # what would be done and said, nothing changed
+            return await self.service.rehearse(requests)
         published = self._expect_published(base) if self._expect_published else None
         try:
             results: list[Result] = await self.service.execute_batch(requests)

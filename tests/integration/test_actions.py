@@ -173,6 +173,31 @@ async def test_same_request_id_returns_original_receipt_and_changes_nothing(
     assert await listed(service) == [("milk", 1.0, "l", False)]
 
 
+async def test_a_rehearsal_tells_the_receipts_and_changes_nothing(service: ActionService) -> None:
+    await run(service, c.ShoppingAdd(item="milk"))
+    heard: list[object] = []
+    service.on_receipts(heard.append)
+    requests = [
+        Request(request_id="dry-1", source=SOURCE, command=c.ShoppingAdd(item="eggs", quantity=6)),
+        Request(request_id="dry-2", source=SOURCE, command=c.ShoppingRemove(item="caviar")),
+        Request(request_id="dry-3", source=SOURCE, command=c.ShoppingRemove(item="milk")),
+    ]
+    rehearsed = await service.rehearse(requests)
+    assert [(r.status, r.reason) for r in rehearsed] == [
+        ("success", None), ("not_found", "not_on_list"), ("success", None)
+    ]  # fmt: skip
+    assert all(r.details["dry_run"] for r in rehearsed)
+    assert heard == []  # nothing committed, so nobody is told
+    assert await listed(service) == [("milk", None, None, False)]
+    # the request ids are still free: a real run does it, and is no duplicate
+    done = await run(service, c.ShoppingAdd(item="eggs", quantity=6), "dry-1")
+    assert (done.status, done.duplicate, done.details.get("dry_run")) == ("success", False, None)
+    assert sorted(await listed(service)) == [
+        ("eggs", 6.0, None, False),
+        ("milk", None, None, False),
+    ]
+
+
 async def test_rejection_is_recorded_and_changes_nothing(service: ActionService) -> None:
     result = await service.execute(
         Request(request_id="bad-1", source=SOURCE, rejection="invalid_json", action=None)

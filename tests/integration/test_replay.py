@@ -89,7 +89,12 @@ async def test_replay_runs_each_file_once_and_reports_every_item(
     assert dry[0]["decision"] == "act"
     assert [c["item"] for c in dry[0]["commands"]] == ["milk", "eggs", "bread"]
     assert dry[0]["intent"] == dry[0]["commands"][0]
-    assert dry[0]["receipts"] == [] and dry[0]["receipt"] is None
+    # what would be done and said: the receipts a real run would get, marked as rehearsed
+    assert [r["status"] for r in dry[0]["receipts"]] == ["success"] * 3
+    assert [r["items"][0]["name"] for r in dry[0]["receipts"]] == ["milk", "eggs", "bread"]
+    assert all(r["details"]["dry_run"] for r in dry[0]["receipts"])
+    assert dry[0]["receipt"] == dry[0]["receipts"][0]
+    assert dry[0]["speech"]
     assert await _items(settings, database) == []  # a dry run changes nothing
     assert dry[1]["decision"] == "chat" and dry[1]["commands"] == []
     assert "error" in dry[2] and "decision" not in dry[2]
@@ -101,6 +106,7 @@ async def test_replay_runs_each_file_once_and_reports_every_item(
     assert [r["items"][0]["name"] for r in turn["receipts"]] == ["milk", "eggs", "bread"]
     assert turn["receipt"] == turn["receipts"][0]
     assert turn["speech"]
+    assert not any(r["details"].get("dry_run") for r in turn["receipts"])
     assert turn["milestones_ms"]["end_of_speech"] <= turn["milestones_ms"]["gate_decision"]
     assert await _items(settings, database) == ["bread", "eggs", "milk"]
 
