@@ -394,6 +394,8 @@ def test_asking_about_two_items_asks_about_each() -> None:
         "what else is on the list",
         "what else do we need to buy",
         "anything else on the list",
+        "do I need to buy anything",
+        "anything on the shopping list",
     ],
 )
 def test_needing_anything_reads_the_whole_list(text: str) -> None:
@@ -504,8 +506,9 @@ def test_when_an_item_is_needed_is_no_part_of_it(text: str, expected: Command) -
         ),
         ("add milk to the list, we're out", ShoppingAdd(item="milk")),
         ("add milk we're running out", ShoppingAdd(item="milk")),
-        # what for, after the item
+        # what for, after the item, and where
         ("we're gonna need eggs for the cake", ShoppingAdd(item="eggs")),
+        ("grab milk on your way back", ShoppingAdd(item="milk")),
     ],
 )
 def test_what_is_said_around_a_request_is_no_part_of_it(text: str, expected: Command) -> None:

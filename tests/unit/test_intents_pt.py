@@ -302,12 +302,17 @@ def test_emptying_the_whole_list_is_always_asked(text: str) -> None:
         # o que acabou, dito antes ou depois do item, continua um pedido
         ("o leite acabou", ShoppingAdd(item="leite")),
         ("o café tá acabando", ShoppingAdd(item="café")),
+        ("compra pão na volta", ShoppingAdd(item="pão")),
         ("a gente vai precisar de mais leite amanhã", ShoppingAdd(item="leite")),
     ],
 )
 def test_quando_o_item_e_preciso_nao_e_parte_dele(text: str, expected: Command) -> None:
     assert_command(text, expected)
     assert not parse(text).ask
+
+
+def test_precisar_comprar_alguma_coisa_le_a_lista() -> None:
+    assert parse("precisa comprar alguma coisa").commands == (ShoppingList(),)
 
 
 def test_itens_ditos_depois_da_lista_tambem_entram() -> None:
