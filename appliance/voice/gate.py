@@ -976,11 +976,19 @@ def repaired_readings(text: str) -> list[str]:
     verb = next((verb for verb, heard in _MISHEARD.items() if first in heard), None)
     if verb is None or not _TARGETS & {w.strip(",.!?").lower() for w in words[1].split()}:
         return []
-    if words[1].split()[0].lower().strip(",.") in _MISHEARD:
+    second = words[1].split()[0].lower().strip(",.")
+    if second in _MISHEARD:
         # "and add cookies": the verb was heard; "and" is no misheard one in front of it
         # (said "add oat cookies", Whisper's "add" stood for "oat")
         return []
+    if second in _LIST_JOINS:
+        # "egg and bread to the shopping list": an item of a list ("add milk, eggs and
+        # bread" in flite's voice among talkers), no verb
+        return []
     return [f"{verb} {words[1]}"]
+
+
+_LIST_JOINS = frozenset({"and", "or", "e", "ou", "&"})
 
 
 _WHERE_OUT = re.compile(r"^where(?= (?:all )?out (?:of|on|in|at|off)\b)", re.I)
