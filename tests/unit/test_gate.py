@@ -125,6 +125,15 @@ def test_an_item_whisper_heard_is_never_a_misheard_verb_before_the_talkers(
     assert result.decision == "confirm"
     assert repaired_readings("egg and bread to the shopping list") == []
     assert repaired_readings("and, or bread to the list") == []
+    # had Whisper left the two items out, they would not be taken for talkers either:
+    # the verifier heard two, and a pause between them, as in a list said
+    missed = gate(parser, "Add bread to the shopping list.", heard, levels=levels)
+    assert missed.decision == "confirm"
+    one = "add a soup and bananas on the shopping list"
+    quiet_soup = _levels(one, {"add": -16, "a": -11, "soup": -21, "and": -11})
+    paused = gate(parser, "Put bananas on the shopping list.", one, levels=quiet_soup,
+                  pauses=[("soup", "and")])  # fmt: skip
+    assert paused.decision == "confirm"
     # the misheard verb itself is still put back ("egg carrots and potatoes ...")
     assert repaired_readings("egg carrots and potatoes to the list") == [
         "add carrots and potatoes to the list"
