@@ -590,6 +590,10 @@ def _alternative_agreeing(
     # add cookies" for "add oat cookies" (its "add" stood for "oat"), and its beam's
     # "add cookies" agreed with a verifier that cannot hear oat cookies.
     shorter = frozenset(t for t in beam if leaves_out_words(primary.text, t))
+    # Nor one with a possessive the best reading has not, before what it names: the
+    # parser drops it, and Whisper wrote "our" for "oat" ("Added cookies" best, "Add our
+    # cookies" in the beam, for "add oat cookies", which the verifier cannot hear).
+    shorter |= frozenset(t for t in beam if _adds_a_possessive(primary.text, t))
     same_sound = respelled(primary.text, b_cmds, sounds) if sounds is not None else None
     respelling = [listed(same_sound, pauses)] if same_sound is not None else []
     readings = [
@@ -1160,6 +1164,27 @@ def _slot_key(word: str) -> str:
 
 def _says_an_amount(words: Sequence[str], amounts: Collection[str]) -> bool:
     return any(any(ch.isdigit() for ch in w) or _slot_key(w) in amounts for w in words)
+
+
+_POSSESSIVES = frozenset({"our", "my", "your", "his", "her", "their", "nosso", "nossa",
+                          "nossos", "nossas", "meu", "minha", "meus", "minhas"})  # fmt: skip
+
+
+def _adds_a_possessive(text: str, other: str) -> bool:
+    """True if ``other`` has a possessive that ``text`` has not, before a word that
+    names no list ("add our cookies" against "Added cookies"; "to my list" is no such
+    possessive)."""
+    words, others = _WORD.findall(text.lower()), _WORD.findall(other.lower())
+    return any(
+        word in _POSSESSIVES
+        and following not in _TARGET_WORDS
+        and others.count(word) > words.count(word)
+        for word, following in itertools.pairwise(others)
+    )
+
+
+_TARGET_WORDS = frozenset({"list", "lists", "shopping", "grocery", "groceries", "calendar",
+                           "agenda", "schedule", "lista", "compras"})  # fmt: skip
 
 
 def leaves_out_words(text: str, other: str) -> bool:
