@@ -200,17 +200,11 @@ class ActionService:
         if not requests:
             return []
         prepared = await self._prepare(requests)
-        now = dt.datetime.now(self._settings.tz)
-        results: list[Result] = []
         try:
             ids = {r.source.user: await self._resolve(r.source.user) for r in requests}
-            async with self._db.transaction() as conn:
-                for r in requests:
-                    results.append(await self._one(conn, r, ids[r.source.user], now,
-                                                   prepared.get(r.request_id)))  # fmt: skip
-                raise _RolledBack
-        except _RolledBack:
-            pass
+            await self._transaction(requests, ids, prepared, rehearse=True)
+        except _RolledBack as rolled_back:
+            results = rolled_back.results
         except StoreError as err:
             _LOGGER.error("database failed for %d rehearsed commands: %s", len(requests), err)
             return [self._unavailable(r, str(err), outcome_unknown=False) for r in requests]
@@ -238,16 +232,26 @@ class ActionService:
         return prepared
 
     async def _transaction(
-        self, requests: Sequence[Request], ids: dict[str, _Ids], prepared: dict[str, Any]
+        self,
+        requests: Sequence[Request],
+        ids: dict[str, _Ids],
+        prepared: dict[str, Any],
+        *,
+        rehearse: bool = False,
     ) -> list[Result]:
+        """``requests`` in one transaction; ``rehearse``: rolled back, the results
+        raised with ``_RolledBack``."""
         now = dt.datetime.now(self._settings.tz)
         async with self._db.transaction() as conn, conn.pipeline():
             # Pipeline mode: statements whose results nobody reads (inserts, the
             # receipt) travel with the next query instead of costing a round trip each.
-            return [
+            results = [
                 await self._one(conn, r, ids[r.source.user], now, prepared.get(r.request_id))
                 for r in requests
             ]
+            if rehearse:
+                raise _RolledBack(results)
+            return results
 
     async def _alone(
         self, request: Request, ids: dict[str, _Ids], prepared: dict[str, Any]
@@ -331,7 +335,11 @@ class ActionService:
 
 
 class _RolledBack(Exception):
-    """Raised in a rehearsal's transaction to roll it back."""
+    """Raised in a rehearsal's transaction to roll it back, with its results."""
+
+    def __init__(self, results: list[Result]) -> None:
+        super().__init__("rehearsal rolled back")
+        self.results = results
 
 
 def _name(request: Request) -> str | None:

@@ -33,7 +33,7 @@ _YES = {
         "está certo", "tá certo", "exatamente", "confirmado", "tá bom", "está bem", "tá",
         "pode fazer", "faz isso", "fechado", "perfeito", "ótimo", "aham", "uhum",
         "pode colocar", "pode adicionar", "pode marcar", "pode pôr", "pode por",
-        "coloca", "adiciona", "põe", "bota", "pode botar", "isso mesmo pode colocar",
+        "coloca", "adiciona", "põe", "bota", "pode botar",
     ),
 }  # fmt: skip
 _NO = {

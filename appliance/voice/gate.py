@@ -54,7 +54,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from text_to_num import alpha2digit  # type: ignore[import-untyped,unused-ignore]
 
@@ -445,8 +445,10 @@ def _known_for_unknown(
     if verifier is None or not vocabulary or not b_cmds or len(proposal) != len(b_cmds):
         return None
     a, b = (_WORD.findall(h.text.lower()) for h in (primary, verifier))
-    differ = [(x, y) for x, y in zip(a, b, strict=False) if x != y]
-    if len(a) != len(b) or len(differ) != 1 or not _sound_alike(*differ[0], sounds):
+    if len(a) != len(b):
+        return None
+    differ = [(x, y) for x, y in zip(a, b, strict=True) if x != y]
+    if len(differ) != 1 or not _sound_alike(*differ[0], sounds):
         return None
     swapped = False
     for mine, theirs in zip(proposal, b_cmds, strict=True):
@@ -471,7 +473,11 @@ def _same_but_item(mine: Command, theirs: Command) -> bool:
     if getattr(mine, "quantity", None) is not None or getattr(mine, "unit", None) is not None:
         return False
     name, item = (item_key(str(getattr(c, "item", ""))).split() for c in (mine, theirs))
-    took = len(name) > len(item) + 1 and name[-len(item) - 1 :] in (["of", *item], ["de", *item])
+    took = (
+        len(name) > len(item) + 1
+        and name[-len(item) - 1] in _parser_words().of
+        and name[-len(item) :] == item
+    )
     return took and command_key(named) == command_key(
         theirs.model_copy(update={"quantity": None, "unit": None})
     )
@@ -694,32 +700,52 @@ def _paused_next_to(verifier: Heard, name: Sequence[str]) -> bool:
 def _amount_before(words: Sequence[str], item: int) -> list[int]:
     """The positions of the words of an amount just before ``words[item]`` ("a tub of",
     "two liters of", "uma dúzia de"): units, numbers and the small words between."""
-    links = _amount_lexicon()[0]
+    links = _parser_words().links
     start = item
     while start > 0 and (words[start - 1] in links or _amount_word(words[start - 1])):
         start -= 1
     return list(range(start, item))
 
 
+class _ParserWords(NamedTuple):
+    """Words of the parser's lexicon, in every language it reads (``item_key`` forms)."""
+
+    links: frozenset[str]
+    """What links an amount to its item ("a", "of", "uma", "de")."""
+    counts: frozenset[str]
+    """Counts it reads as an amount without a number ("couple", "half", "meia")."""
+    of: frozenset[str]
+    """What comes between a unit and the item ("of", "de")."""
+    joins: frozenset[str]
+    """What it splits a list of items at ("and", "e", ",")."""
+
+
 @functools.cache
-def _amount_lexicon() -> tuple[frozenset[str], frozenset[str]]:
-    """The parser's words, in every language it reads (``item_key`` forms), that link an
-    amount to its item ("a", "of", "uma", "de"), and the counts it reads as an amount
-    without a number ("couple", "half", "meia")."""
+def _parser_words() -> _ParserWords:
     from appliance.intents.lexicon import LANGUAGES, load_lexicon
 
     links: set[str] = set()
     counts: set[str] = set()
+    of: set[str] = set()
+    joins: set[str] = set()
     for lang in LANGUAGES:
-        said = load_lexicon(lang).quantities
+        lexicon = load_lexicon(lang)
+        said = lexicon.quantities
         links |= said.one | said.of | said.half_articles
         counts |= said.half | {word for phrase in said.words for word in phrase}
-    return frozenset(map(item_key, links)), frozenset(map(item_key, counts - links))
+        of |= said.of
+        joins |= lexicon.conjunctions
+    return _ParserWords(
+        frozenset(map(item_key, links)),
+        frozenset(map(item_key, counts - links)),
+        frozenset(map(item_key, of)),
+        frozenset(joins),
+    )
 
 
 def _a_count(word: str) -> bool:
     """A unit ("tub", "liter") or a count said without a number ("couple")."""
-    return word in UNIT_BY_ALIAS or word in _amount_lexicon()[1]
+    return word in UNIT_BY_ALIAS or word in _parser_words().counts
 
 
 def _amount_word(word: str) -> bool:
@@ -997,14 +1023,11 @@ def repaired_readings(text: str) -> list[str]:
         # "and add cookies": the verb was heard; "and" is no misheard one in front of it
         # (said "add oat cookies", Whisper's "add" stood for "oat")
         return []
-    if second in _LIST_JOINS:
+    if second in _parser_words().joins:
         # "egg and bread to the shopping list": an item of a list ("add milk, eggs and
         # bread" in flite's voice among talkers), no verb
         return []
     return [f"{verb} {words[1]}"]
-
-
-_LIST_JOINS = frozenset({"and", "or", "e", "ou", "&"})
 
 
 _WHERE_OUT = re.compile(r"^where(?= (?:all )?out (?:of|on|in|at|off)\b)", re.I)
@@ -1177,14 +1200,10 @@ def _adds_a_possessive(text: str, other: str) -> bool:
     words, others = _WORD.findall(text.lower()), _WORD.findall(other.lower())
     return any(
         word in _POSSESSIVES
-        and following not in _TARGET_WORDS
+        and following not in _READ_TARGETS
         and others.count(word) > words.count(word)
         for word, following in itertools.pairwise(others)
     )
-
-
-_TARGET_WORDS = frozenset({"list", "lists", "shopping", "grocery", "groceries", "calendar",
-                           "agenda", "schedule", "lista", "compras"})  # fmt: skip
 
 
 def leaves_out_words(text: str, other: str) -> bool:

@@ -124,7 +124,7 @@ def test_an_item_whisper_heard_is_never_a_misheard_verb_before_the_talkers(
     result = gate(parser, "egg and bread to the shopping list", heard, levels=levels)
     assert result.decision == "confirm"
     assert repaired_readings("egg and bread to the shopping list") == []
-    assert repaired_readings("and, or bread to the list") == []
+    assert repaired_readings("egg plus bread to the list") == []  # the parser's joins
     # had Whisper left the two items out, they would not be taken for talkers either:
     # the verifier heard two, and a pause between them, as in a list said
     missed = gate(parser, "Add bread to the shopping list.", heard, levels=levels)
