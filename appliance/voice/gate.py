@@ -330,7 +330,7 @@ def _decide(
             primary, verifier, parse, vocabulary,
         )  # fmt: skip
     if not a_cmds and not b_cmds and repaired is None:
-        asked = _weak_mended(primary, weak_cmds, parse, pauses)
+        asked = _weak_asked(primary, a, verifier, parse, weak_cmds=weak_cmds, pauses=pauses)
         if asked is None:
             read = _weak_read(primary, verifier, a, parse, sounds)
             if read is not None:
@@ -338,8 +338,8 @@ def _decide(
             return _nothing(primary, verifier, a, b, details)
         # Asked, never run: a verb Whisper did not hear is not a weak verifier's to
         # confirm (it confirms A's best reading, its small words mended at most).
-        commands, reading = asked
-        details = {**details, "mended_reading": reading}
+        commands, reading, key = asked
+        details = {**details, key: reading}
         return GateDecision(
             "confirm", commands, commands[0].action, "not_confirmed", False, details
         )
@@ -373,7 +373,7 @@ def _decide(
     # Heard a change, not confirmed by the other engine: ask, change nothing. Prefer
     # engine A's reading (free-form, fuller), even one with a misheard leading verb
     # ("and kombucha to the shopping list"); B's when A had none.
-    if not a_cmds and repaired is not None:
+    if not a_cmds and (repaired := repaired or _verb_asked(primary, a, verifier, parse)):
         a_cmds = repaired[0]
         details = {**details, "repaired_reading": repaired[1]}
     proposal = tuple(c for c in (a_cmds or b_cmds) if c.action not in READ_ONLY_ACTIONS)
@@ -992,6 +992,45 @@ def _repaired_commands(
     return None
 
 
+def _weak_asked(
+    primary: Heard,
+    a: Any,
+    verifier: Heard | None,
+    parse: Parse,
+    *,
+    weak_cmds: tuple[Command, ...] | None,
+    pauses: Sequence[tuple[str, str]],
+) -> tuple[tuple[Command, ...], str, str] | None:
+    """What to ask about when nothing agreed with an unsure verifier, with the reading
+    and the detail it goes in: ``_weak_mended``'s, or Whisper's reading with the verb
+    the verifier started with (``_verb_asked``: "and three cans of tuna")."""
+    mended = _weak_mended(primary, weak_cmds, parse, pauses)
+    if mended is not None:
+        return *mended, "mended_reading"
+    verb = _verb_asked(primary, a, verifier, parse)
+    return None if verb is None else (*verb, "repaired_reading")
+
+
+def _verb_asked(
+    primary: Heard, a: Any, verifier: Heard | None, parse: Parse
+) -> tuple[tuple[Command, ...], str] | None:
+    """Engine A's best reading with its misheard leading verb put back as the verb the
+    verifier's reading starts with, where to named or not ("and three cans of tuna",
+    the verifier "add three tuna and stock too"), with its commands: what a question
+    proposes when nothing agreed. Never acted on: "and jam" may be chatter the
+    verifier's grammar forced into "add ham"."""
+    if verifier is None or not primary.usable or said_no(a):
+        return None
+    heard = _WORD.findall(verifier.text.lower())
+    if not heard or heard[0] not in _MISHEARD:
+        return None
+    for reading in repaired_readings(primary.text, verb_heard=heard[0]):
+        commands = commands_of(parse(reading))
+        if commands and not any(c.action in READ_ONLY_ACTIONS for c in commands):
+            return commands, reading
+    return None
+
+
 _MISHEARD = {
     "add": frozenset({"and", "at", "had", "head", "ad", "an", "add-", "egg"}),
     "put": frozenset({"but", "bud", "putt", "both", "hot", "hook", "hoe"}),
@@ -1005,18 +1044,22 @@ the verifier independently heard that verb and the very same item."""
 _HEARD_AS = {"add": _MISHEARD["add"], "hey": frozenset({"they", "hay"})}
 """What Whisper tiny hears the verifier's "add" and the greeting before it as."""
 
-_TARGETS = frozenset({"list", "calendar", "agenda", "lista"})
+_TARGETS = frozenset({"list", "groceries", "calendar", "agenda", "lista"})
 
 
-def repaired_readings(text: str) -> list[str]:
+def repaired_readings(text: str, *, verb_heard: str | None = None) -> list[str]:
     """Engine A's text with a misheard leading "add" or "put" put back, if it had one
-    and also named where to ("... to the shopping list"): "And jam." stays chatter."""
+    and also named where to ("... to the shopping list"): "And jam." stays chatter.
+    ``verb_heard``: the verb the verifier's reading starts with; Whisper's misheard one
+    is that verb then, where to or not ("and three cans of tuna")."""
     words = text.strip().split(maxsplit=1)
     if len(words) < 2:
         return []
     first = words[0].lower().strip(",.")
     verb = next((verb for verb, heard in _MISHEARD.items() if first in heard), None)
-    if verb is None or not _TARGETS & {w.strip(",.!?").lower() for w in words[1].split()}:
+    if verb is None:
+        return []
+    if verb != verb_heard and not _TARGETS & {w.strip(",.!?").lower() for w in words[1].split()}:
         return []
     second = words[1].split()[0].lower().strip(",.")
     if second in _MISHEARD:

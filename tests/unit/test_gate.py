@@ -894,6 +894,32 @@ def test_a_misheard_leading_add_counts_only_with_the_verifiers_same_command(
     assert gate(parser, "egg carrots to the list", "add eggs carrots to the list").decision != "act"
 
 
+def test_a_verb_the_verifier_heard_is_asked_about_when_whisper_misheard_it(
+    parser: IntentParser,
+) -> None:
+    """A short command that names no list, its "add" written "and" by Whisper ("and
+    three cans of tuna"), the verifier's reading starting with "add": asked about as
+    Whisper heard the rest, where before nothing was understood. Never acted on."""
+    tuna = c.ShoppingAdd(item="tuna", quantity=3, unit="can")
+    for b, rejected in (("add three tuna and stock too", "weak"),
+                        ("add three tuna and stock too", None)):  # fmt: skip
+        asked = gate(parser, "and three cans of tuna", b, b_rejected=rejected)
+        assert (asked.decision, asked.commands) == ("confirm", (tuna,))
+        assert asked.details["repaired_reading"] == "add three cans of tuna"
+    unsure = gate(parser, "and milk", "add milk", b_rejected="weak")
+    assert (unsure.decision, unsure.commands) == ("confirm", (c.ShoppingAdd(item="milk"),))
+    groceries = gate(parser, "head milk to my groceries", "can i add oats to my groceries",
+                     b_rejected="weak")  # fmt: skip
+    assert (groceries.decision, groceries.commands) == ("confirm", (c.ShoppingAdd(item="milk"),))
+    # the verifier heard no "add" first: nothing to go on
+    assert gate(parser, "and jam", "oh book coffee", b_rejected="weak").decision == "chat"
+    assert gate(parser, "and jam", None).decision == "chat"
+    # a verb Whisper heard after it ("and add cookies" for "add oat cookies") stays out
+    assert gate(parser, "and add cookies", "add cookies", b_rejected="weak").decision == "chat"
+    # a refusal is never turned into a request
+    assert gate(parser, "and don't add milk", "add milk", b_rejected="weak").decision != "confirm"
+
+
 def test_a_missing_verb_or_a_misheard_of_counts_only_with_the_verifiers_same_command(
     parser: IntentParser,
 ) -> None:
