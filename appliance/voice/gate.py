@@ -87,6 +87,9 @@ explains (nothing changes either way)."""
 KNOWN_FOR_UNKNOWN = "known_for_unknown"
 """A question's detail: its commands are the verifier's known item for one of
 Whisper's that the verifier does not know (``_known_for_unknown``)."""
+LISTED_READING = "listed_reading"
+"""A question's detail: Whisper's reading with a comma where the verifier paused
+(``_listed_at_pauses``), which gave its commands."""
 BEHIND_DB = 10.0
 """How far below a reading's words (its frames' median level) the verifier heard every
 word of an item, or of an amount, for it to be a talker's behind the speaker
@@ -389,12 +392,11 @@ def _decide(
         reason = "verifier_only" if not primary.usable else "one_word_apart"
         return GateDecision("read", b_cmds, b_cmds[0].action, reason, False, details)
     reason = "engines_disagree" if a_cmds and b_cmds else "not_confirmed"
-    proposal, how = _asked_about(
+    proposal, why = _asked_about(
         primary, verifier, proposal, b_cmds=b_cmds, parse=parse, vocabulary=vocabulary,
-        sounds=sounds,
+        sounds=sounds, reading=str(details.get("repaired_reading") or primary.text), pauses=pauses,
     )  # fmt: skip
-    details = {**details, **({how: True} if how else {})}
-    return GateDecision("confirm", proposal, proposal[0].action, reason, False, details)
+    return GateDecision("confirm", proposal, proposal[0].action, reason, False, {**details, **why})
 
 
 def _asked_about(
@@ -406,18 +408,23 @@ def _asked_about(
     parse: Parse,
     vocabulary: Collection[str],
     sounds: Sounds | None,
-) -> tuple[tuple[Command, ...], str | None]:
-    """What a question proposes, of A's ``proposal`` as the verifier heard it, and
-    the detail that says why it is the verifier's, if it is."""
+    reading: str = "",
+    pauses: Sequence[tuple[str, str]] = (),
+) -> tuple[tuple[Command, ...], dict[str, Any]]:
+    """What a question proposes, of A's ``proposal`` (from its ``reading``) as the
+    verifier heard it, and the details that say why it is the verifier's, if it is."""
     listed = _listed_by_verifier(primary, verifier, proposal, parse, vocabulary)
     if listed is not None:  # "add milk eggs and bread": asked as the verifier listed it
-        return listed, "listed_by_verifier"
+        return listed, {"listed_by_verifier": True}
+    paused = _listed_at_pauses(reading, proposal, pauses, parse, vocabulary)
+    if paused is not None:  # the same, the verifier's other words aside ("add dill, eggs")
+        return paused[0], {LISTED_READING: paused[1]}
     known = _known_for_unknown(
         primary, verifier, proposal, b_cmds=b_cmds, vocabulary=vocabulary, sounds=sounds
     )
     if known is not None:  # "add out milk": asked about the "oat milk" the verifier heard
-        return known, KNOWN_FOR_UNKNOWN
-    return proposal, None
+        return known, {KNOWN_FOR_UNKNOWN: True}
+    return proposal, {}
 
 
 def _known_for_unknown(
@@ -508,6 +515,58 @@ def _listed_by_verifier(
     if not split or any(not isinstance(i, str) or item_key(i) in vocabulary for i in items):
         return None
     return listed
+
+
+def _listed_at_pauses(
+    reading: str,
+    proposal: Sequence[Command],
+    pauses: Sequence[tuple[str, str]],
+    parse: Parse,
+    vocabulary: Collection[str],
+) -> tuple[tuple[Command, ...], str] | None:
+    """The commands of engine A's ``reading`` with a comma where the verifier paused
+    before one of its words (``listed``, the word before the pause the verifier's or
+    any other: "and milk eggs and bread", the verifier "add dill, eggs and bread"),
+    when they are ``proposal`` with more items and the same words: a quick list Whisper
+    wrote without its commas, which the verifier heard otherwise but for its pauses.
+    Only for a question, and never splitting an item the verifier knows ("chocolate
+    milk"). None otherwise."""
+    if not pauses or not reading:
+        return None
+    loose = [(before, after) for _, after in pauses for before in _words_before(reading, after)]
+    text = listed(reading, [*pauses, *loose])
+    listing = commands_of(parse(text))
+    if len(listing) <= len(proposal) or any(c.action in READ_ONLY_ACTIONS for c in listing):
+        return None
+    if {c.action for c in listing} != {c.action for c in proposal}:
+        return None
+    at = 0
+    for command in proposal:  # each of A's items said again, or split in a row
+        if at < len(listing) and command_key(listing[at]) == command_key(command):
+            at += 1
+            continue
+        item = getattr(command, "item", None)
+        if not isinstance(item, str) or item_key(item) in vocabulary:
+            return None
+        words, parts = item.lower().split(), list[str]()
+        while at < len(listing) and len(parts) < len(words):
+            parts += str(getattr(listing[at], "item", "")).lower().split()
+            at += 1
+        if parts != words:
+            return None
+    return (tuple(listing), text) if at == len(listing) else None
+
+
+def _words_before(text: str, after: str) -> list[str]:
+    """The words of ``text`` right before ``after`` that may end an item: not a list's
+    join, an article, "of" or an amount."""
+    keys = [w.strip(",.!?;:").lower() for w in text.split()]
+    words = _parser_words()
+    return [
+        before
+        for before, key in itertools.pairwise(keys)
+        if key == after and before not in words.joins | words.links and not _amount_word(before)
+    ]
 
 
 _MIN_CLOSE_WORDS = 4

@@ -28,6 +28,7 @@ from appliance.protocol.commands import READ_ONLY_ACTIONS, Command
 from appliance.protocol.receipts import ASK, ASK_TIME, PART, Receipt, Source
 from appliance.voice.gate import (
     KNOWN_FOR_UNKNOWN,
+    LISTED_READING,
     WEAK,
     GateDecision,
     Heard,
@@ -1014,7 +1015,9 @@ def _look_readings(
         return () if any(c.action in READ_ONLY_ACTIONS for c in commands) else commands
 
     if gate.decision == "confirm" and gate.reason in ("engines_disagree", "not_confirmed"):
-        reading = gate.details.get("repaired_reading") or heard_a.text
+        reading = (
+            gate.details.get(LISTED_READING) or gate.details.get("repaired_reading") or heard_a.text
+        )
         proposal = gate.commands
         if not same_commands(changes(reading), proposal):
             return None  # the question is the verifier's reading, not Whisper's

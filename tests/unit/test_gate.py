@@ -648,6 +648,39 @@ def test_a_list_without_its_commas_is_not_one_longer_item(parser: IntentParser) 
     assert counted.decision == "act" and len(counted.commands) == 3
 
 
+def test_a_question_lists_the_items_where_the_verifier_paused(parser: IntentParser) -> None:
+    """Whisper wrote a quick list without its commas ("and milk eggs and bread"); the
+    verifier heard a pause before "eggs", after an item of its own ("dill", or "two
+    milk"). Nothing agrees, and the question lists Whisper's items at the pause, not
+    "milk eggs" as one. An item the verifier knows is never split."""
+    heard = "and milk eggs and bread to the shopping list."
+    listed = (c.ShoppingAdd(item="milk"), c.ShoppingAdd(item="eggs"), c.ShoppingAdd(item="bread"))
+    known = frozenset({"milk", "egg", "bread", "dill", "chocolate milk", "chocolate"})
+    heard_by_the_verifier = (
+        ("add dill, eggs and bread to the shopping list", ("dill", "eggs")),
+        ("add two milk, eggs and bread to the list", ("milk", "eggs")),
+    )
+    for theirs, pause in heard_by_the_verifier:
+        asked = gate(parser, heard, theirs, pauses=[pause], vocabulary=known)
+        assert (asked.decision, asked.commands) == ("confirm", listed)
+        assert asked.details["listed_reading"] == "add milk, eggs and bread to the shopping list."
+        # without the pause: one item, as Whisper wrote it
+        unpaused = gate(parser, heard, theirs, vocabulary=known)
+        assert unpaused.commands == (c.ShoppingAdd(item="milk eggs"), c.ShoppingAdd(item="bread"))
+    compound = gate(
+        parser,
+        "add chocolate milk and bread to the shopping list",
+        "add chocolate, milk and bread to the list please",
+        pauses=[("chocolate", "milk")],
+        vocabulary=known,
+    )
+    assert compound.commands == (c.ShoppingAdd(item="chocolate milk"), c.ShoppingAdd(item="bread"))
+    # a pause after a count or an article puts no comma in
+    counted = gate(parser, "add two cans of tomatoes to the list",
+                   "add two cans of pickles to the list", pauses=[("of", "tomatoes")])  # fmt: skip
+    assert counted.commands == (c.ShoppingAdd(item="tomatoes", quantity=2, unit="can"),)
+
+
 def test_an_alternative_never_leaves_out_part_of_an_item_the_verifier_cannot_hear(
     parser: IntentParser,
 ) -> None:
@@ -1176,6 +1209,18 @@ def test_a_second_look_weighs_whispers_readings_of_the_change(parser: IntentPars
     assert look("Add cheese to the shopping list.", "add tea to the shopping list") == (
         (c.ShoppingAdd(item="cheese"),),
         ["Add cheese to the shopping list."],
+    )
+    # a quick list, asked with its commas where the verifier paused: looked at so
+    listed = look(
+        "and milk eggs and bread to the list", "add dill, eggs and bread to the list",
+        pauses=(("dill", "eggs"),), vocabulary=frozenset({"milk", "egg", "bread", "dill"}),
+    )  # fmt: skip
+    assert listed is not None and listed[1][0] == "add milk, eggs and bread to the list"
+    assert len(listed[0]) == 3
+    # a misheard "add" asked about as the verifier's
+    assert look("and three cans of tuna", "add three tuna and stock too") == (
+        (c.ShoppingAdd(item="tuna", quantity=3, unit="can"),),
+        ["add three cans of tuna"],
     )
     # agreed, a read, a refusal, chatter: nothing to look at
     for a, b in (
