@@ -393,8 +393,9 @@ def _decide(
         return GateDecision("read", b_cmds, b_cmds[0].action, reason, False, details)
     reason = "engines_disagree" if a_cmds and b_cmds else "not_confirmed"
     proposal, why = _asked_about(
-        primary, verifier, proposal, b_cmds=b_cmds, parse=parse, vocabulary=vocabulary,
-        sounds=sounds, reading=str(details.get("repaired_reading") or primary.text), pauses=pauses,
+        primary, verifier, proposal, b_cmds=b_cmds or weak_cmds or (), parse=parse,
+        vocabulary=vocabulary, sounds=sounds,
+        reading=str(details.get("repaired_reading") or primary.text), pauses=pauses,
     )  # fmt: skip
     return GateDecision("confirm", proposal, proposal[0].action, reason, False, {**details, **why})
 
@@ -436,8 +437,8 @@ def _known_for_unknown(
     vocabulary: Collection[str],
     sounds: Sounds | None,
 ) -> tuple[Command, ...] | None:
-    """The verifier's sure commands, when its words are engine A's but for one word
-    that sounds like A's, and A's commands named an item the verifier does not know
+    """The verifier's commands (sure or weak), when its words are engine A's but for one
+    word that sounds like A's, and A's commands named an item the verifier does not know
     where the verifier's name one it knows: "oat milk" for Whisper's "out milk", "eggs"
     for "eggers", "a kilo of rice" for "a kill of rice" (an amount A's item took).
     Only for a question, which then names what was more likely said.

@@ -1415,6 +1415,12 @@ def test_the_question_names_the_known_item_the_verifier_heard(parser: IntentPars
     # an amount Whisper's item took ("kill of rice")
     rice = ask("add a kill of rice to the shopping list", "add a kilo of rice to the shopping list")
     assert rice.commands == (c.ShoppingAdd(item="rice", quantity=1, unit="kg"),)
+    # a verifier unsure of itself (espeak-ng's voice: "take the red off ...")
+    unsure = gate(parser, "take the red off the shopping list",
+                  "take the bread off the shopping list", b_rejected="weak",
+                  vocabulary=known | {"bread"}, sounds=sounds)  # fmt: skip
+    assert (unsure.decision, unsure.commands) == ("confirm", (c.ShoppingRemove(item="bread"),))
+    assert unsure.details["known_for_unknown"]
     # Whisper's own item, when it is a known one: the grammar may have forced another
     # known item onto it
     tomatoes = ask("Add two cans of tomatoes.", "add two cans of pickles")
