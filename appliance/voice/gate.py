@@ -953,6 +953,35 @@ def tells_a_time(found: Sequence[Command], proposed: Sequence[Command]) -> bool:
     return False
 
 
+def item_from_the_beam(
+    decision: GateDecision, primary: Heard, parse: Parse, vocabulary: Collection[str]
+) -> bool:
+    """True if ``decision`` acts on a reading of Whisper's beam that names a known item
+    where its best reading named one the verifier does not know, all else the same:
+    Piper said "add ghee", Whisper wrote "add D" with "add tea" in its beam, and the
+    verifier, which cannot hear ghee, heard "add tea". The beam and the verifier then
+    agree on the nearest item they both know; the same holds for "add tea" written
+    "add D". Only a larger model can tell them apart."""
+    if decision.decision != "act" or decision.details.get("agreed_reading") not in set(
+        primary.alternatives
+    ):
+        return False
+    best = commands_of(parse(primary.text))
+    if not best or len(best) != len(decision.commands):
+        return False
+    swapped = False
+    for mine, theirs in zip(best, decision.commands, strict=True):
+        x, y = getattr(mine, "item", None), getattr(theirs, "item", None)
+        if not isinstance(x, str) or not isinstance(y, str):
+            return False
+        if command_key(mine) == command_key(theirs):
+            continue
+        if not _same_but_item(mine, theirs) or item_key(x) in vocabulary:
+            return False
+        swapped = True
+    return swapped
+
+
 def names_known_items(commands: Sequence[Command], vocabulary: Collection[str]) -> bool:
     """True if ``commands`` name items and every one is in ``vocabulary`` (the
     ``item_key`` of each item the verifier can hear)."""

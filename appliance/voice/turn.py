@@ -36,6 +36,7 @@ from appliance.voice.gate import (
     amount_and_time_words,
     commands_of,
     decide,
+    item_from_the_beam,
     listed,
     mended_words,
     names_known_items,
@@ -533,17 +534,9 @@ class VoiceTurn:
         vocabulary = self._verifier.vocabulary if self._verifier is not None else frozenset()
         gate = decide(heard_a, heard_b, parse, vocabulary, self._sounds, lang=self.lang)
         transcripts = {"whisper": heard_a.text, "verifier": heard_b.text if heard_b else ""}
-        second_look = await self._second_look(gate, heard_a, heard_b, verifier_t, parse)
-        if second_look is not None:
-            gate, transcripts["verifier_second_look"] = second_look
-        elif (
-            look := await self._whisper_look(gate, heard_a, heard_b, parse, vocabulary)
-        ) is not None:
-            gate, transcripts["whisper_look"] = look
-        elif self._wants_second_opinion(gate, heard_a, heard_b, parse, vocabulary):
-            second = await self._second_opinion(heard_b, parse, vocabulary)
-            if second is not None:
-                gate, transcripts["whisper_second"] = second
+        gate = await self._looked_again(
+            gate, heard_a, heard_b, verifier_t, parse, transcripts=transcripts
+        )
         gate = not_understood(gate, heard_a, self.lang)
         self.milestones.mark("gate_decision")
         if self.answer_only:
@@ -568,6 +561,37 @@ class VoiceTurn:
         return TurnResult(
             transcripts, gate.decision, gate, receipts, speech, dict(self.milestones.marks)
         )
+
+    async def _looked_again(
+        self,
+        gate: GateDecision,
+        heard_a: Heard,
+        heard_b: Heard | None,
+        verifier_t: TranscriptLike | None,
+        parse: Any,
+        *,
+        transcripts: dict[str, str],
+    ) -> GateDecision:
+        """The gate's decision after the looks a turn may take again at its audio (the
+        verifier's, Whisper's, the larger model's); what they read in ``transcripts``."""
+        vocabulary = self._verifier.vocabulary if self._verifier is not None else frozenset()
+        if item_from_the_beam(gate, heard_a, parse, vocabulary):
+            gate, second_text = await self._beam_item_settled(gate, heard_b, parse, vocabulary)
+            if second_text is not None:
+                transcripts["whisper_second"] = second_text
+        elif (
+            second_look := await self._second_look(gate, heard_a, heard_b, verifier_t, parse)
+        ) is not None:
+            gate, transcripts["verifier_second_look"] = second_look
+        elif (
+            look := await self._whisper_look(gate, heard_a, heard_b, parse, vocabulary)
+        ) is not None:
+            gate, transcripts["whisper_look"] = look
+        elif self._wants_second_opinion(gate, heard_a, heard_b, parse, vocabulary):
+            second = await self._second_opinion(heard_b, parse, vocabulary)
+            if second is not None:
+                gate, transcripts["whisper_second"] = second
+        return gate
 
     async def _keep(self, question: str, answer: str) -> None:
         """The turn in the speaker's diary (memory on, not a dry run)."""
@@ -764,6 +788,15 @@ class VoiceTurn:
         self, heard_b: Heard | None, parse: Any, vocabulary: frozenset[str]
     ) -> tuple[GateDecision, str] | None:
         """Whisper again with its larger model; its gate decision when that one acts."""
+        gate, heard = await self._second_reading(heard_b, parse, vocabulary)
+        if gate.decision != "act":
+            return None
+        return replace(gate, details={**gate.details, "second_opinion": True}), heard.text
+
+    async def _second_reading(
+        self, heard_b: Heard | None, parse: Any, vocabulary: frozenset[str]
+    ) -> tuple[GateDecision, Heard]:
+        """Whisper's larger model's reading, and the gate's decision on it."""
         loop = asyncio.get_running_loop()
         hints = self.engines.hints(self.lang, self.known_items, self.expect)
         transcribe = functools.partial(self.engines.primary.transcribe, second=True)
@@ -773,9 +806,29 @@ class VoiceTurn:
         self.milestones.mark("whisper_second_ready")
         heard = Heard("whisper", second_t.text, second_t.rejected, second_t.alternatives)
         gate = decide(heard, heard_b, parse, vocabulary, self._sounds, lang=self.lang)
-        if gate.decision != "act":
-            return None
-        return replace(gate, details={**gate.details, "second_opinion": True}), heard.text
+        return gate, heard
+
+    async def _beam_item_settled(
+        self, gate: GateDecision, heard_b: Heard | None, parse: Any, vocabulary: frozenset[str]
+    ) -> tuple[GateDecision, str | None]:
+        """The gate's decision on an item only Whisper's beam and the verifier named
+        (``item_from_the_beam``: "add tea" for "add D", said "add ghee"), and the larger
+        model's reading: done when that model's reading acts on the same commands;
+        asked otherwise, about the change the larger model heard when it heard one."""
+        text = None
+        proposal = gate.commands
+        if self.engines.primary.has_second_opinion(self.lang):
+            second, heard = await self._second_reading(heard_b, parse, vocabulary)
+            text = heard.text
+            # its own best reading, not its beam's: "add ghee" best, "add tea" in its beam
+            own = not item_from_the_beam(second, heard, parse, vocabulary)
+            if own and second.decision == "act" and same_commands(second.commands, gate.commands):
+                details = {**second.details, "second_opinion": True, "beam_item": True}
+                return replace(second, details=details), text
+            proposal = _first_change(heard, parse) or proposal
+        details = {**gate.details, "beam_item": True}
+        asked = GateDecision("confirm", proposal, proposal[0].action, "beam_item", False, details)
+        return asked, text
 
     async def _finish_verifier(
         self, wait_while: Callable[[], bool] | None = None
@@ -998,6 +1051,22 @@ def unfinished(text: str, lang: str, parse: Parse | None = None) -> bool:
     if isinstance(reason, str) and reason.startswith("missing_slot"):
         return True
     return len(words) <= _FRAGMENT_WORDS and getattr(read, "intent", None) is None
+
+
+def _first_change(heard: Heard, parse: Parse) -> tuple[Command, ...]:
+    """The commands of the first of ``heard``'s readings, best then its beam's, that
+    says a change ("adquark to the shopping list", then "add quark ..."); none when
+    one before it refused, or it was rejected."""
+    if not heard.usable:
+        return ()
+    for text in (heard.text, *heard.alternatives):
+        result = parse(text)
+        if said_no(result):
+            return ()
+        commands = commands_of(result)
+        if commands and all(c.changes_state for c in commands):
+            return commands
+    return ()
 
 
 def _look_readings(

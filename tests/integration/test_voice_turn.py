@@ -474,3 +474,32 @@ def test_the_gate_knows_the_items_of_the_turns_verifier(voice_engines: Engines) 
             assert ("quince paste" in session.vocabulary) is known
         finally:
             session.finish()
+
+
+async def test_an_item_only_whispers_beam_and_the_verifier_named_is_asked_about(
+    voice_engines: Engines, settings: Settings, database: Database
+) -> None:
+    """Piper's voice (deterministic) says "add quark", an item the verifier cannot hear,
+    in a household whose list holds the benchmark's items. Whisper tiny.en writes "Add
+    quark", with "add pork" in its beam; the verifier hears "add pork". The two agreed,
+    and pork was added. The larger model hears "quark": the turn asks about it, and
+    nothing changes."""
+    known = ["apples", "lemons", "beans", "orange juice", "cheese", "tomatoes", "butter",
+             "coffee", "rice", "oat milk", "bananas", "bread", "eggs", "milk"]  # fmt: skip
+    audio = speech.pad(speech.piper("add quark to the shopping list", **speech.FIXED), 300, 1200)
+    service = ActionService(database, settings, Topics())
+    turn = VoiceTurn(
+        session_id=uuid.uuid4().hex[:12], site="kitchen", user="household", lang="en",
+        engines=voice_engines, service=service, known_items=known,
+    )  # fmt: skip
+    turn.start()
+    await _feed_paced(turn, audio)
+    result = await turn.run(_discard)
+    await turn.close()
+    assert result.gate is not None, result.transcripts
+    assert "pork" in result.gate.details["agreed_reading"].lower(), result.transcripts
+    assert (result.decision, result.gate.reason) == ("confirm", "beam_item"), result.transcripts
+    assert "quark" in result.transcripts["whisper_second"].lower()
+    assert [c.model_dump().get("item") for c in result.gate.commands] == ["quark"]
+    assert [r.status for r in result.receipts] == ["needs_confirmation"]
+    assert await service.known_items("household") == []

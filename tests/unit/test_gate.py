@@ -18,6 +18,7 @@ from appliance.voice.gate import (
     command_key,
     decide,
     holds_other_items,
+    item_from_the_beam,
     leaves_out_words,
     mended_words,
     not_understood,
@@ -1455,6 +1456,40 @@ def test_the_question_names_the_known_item_the_verifier_heard(parser: IntentPars
     assert amount.commands == (c.ShoppingAdd(item="out milks", quantity=2),)
     removed = ask("Take the out milk off the list.", "add the oat milk off the list")
     assert removed.commands == (c.ShoppingRemove(item="out milk"),)
+
+
+def test_an_item_only_the_beam_and_the_verifier_named_is_told_apart(
+    parser: IntentParser,
+) -> None:
+    """Piper said "add ghee"; Whisper wrote "add D" with "add tea" in its beam, and the
+    verifier, which cannot hear ghee, "add tea": they agree, and tea was added. Such a
+    decision is one the turn has the larger model settle (``item_from_the_beam``). A
+    beam reading that mends small words, or names an item Whisper's best reading left
+    out, is not."""
+    parse = functools.partial(parser.parse, lang="en", now=NOW)
+    known = frozenset({"tea", "cheese", "apple", "milk"})
+
+    def beam_item(a: str, b: str, beam: str) -> bool:
+        decision = gate(parser, a, b, vocabulary=known, alternatives=[beam])
+        assert decision.decision == "act", (a, decision)
+        return item_from_the_beam(decision, Heard("whisper", a, None, (beam,)), parse, known)
+
+    theirs = "add tea to the shopping list"
+    assert beam_item("Add D to the shopping list.", theirs, "Add tea to the shopping list.")
+    assert beam_item("add cheese and D to the list", "add cheese and tea to the list",
+                     "add cheese and tea to the list")  # fmt: skip
+    # small words mended, an item Whisper left out, a misheard verb: its own item
+    assert not beam_item("add free apples to the list", "add three apples to the list",
+                         "add three apples to the list")  # fmt: skip
+    assert not beam_item("add to the shopping list", theirs, theirs)
+    assert not beam_item("and tea to the shopping list", theirs, theirs)
+    # a known item of Whisper's never changes hands this way (no alternative agrees)
+    swapped = gate(parser, "add milk to the list", "add tea to the list",
+                   vocabulary=known, alternatives=["add tea to the list"])  # fmt: skip
+    assert swapped.decision == "confirm"
+    # both engines' own best readings
+    agreed = gate(parser, theirs, theirs, vocabulary=known)
+    assert not item_from_the_beam(agreed, Heard("whisper", theirs, None), parse, known)
 
 
 def test_a_beam_reading_with_a_possessive_of_its_own_agrees_with_nothing(
