@@ -255,6 +255,7 @@ async def _run(
                                     "condition": condition,
                                     "said": text,
                                     "decision": result.decision,
+                                    "reason": result.gate.reason if result.gate else None,
                                     "heard": result.transcripts,
                                 }
                             )
