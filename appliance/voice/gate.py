@@ -954,14 +954,20 @@ def tells_a_time(found: Sequence[Command], proposed: Sequence[Command]) -> bool:
 
 
 def item_from_the_beam(
-    decision: GateDecision, primary: Heard, parse: Parse, vocabulary: Collection[str]
+    decision: GateDecision,
+    primary: Heard,
+    parse: Parse,
+    vocabulary: Collection[str],
+    sounds: Sounds | None = None,
 ) -> bool:
     """True if ``decision`` acts on a reading of Whisper's beam that names a known item
     where its best reading named one the verifier does not know, all else the same:
     Piper said "add ghee", Whisper wrote "add D" with "add tea" in its beam, and the
     verifier, which cannot hear ghee, heard "add tea". The beam and the verifier then
     agree on the nearest item they both know; the same holds for "add tea" written
-    "add D". Only a larger model can tell them apart."""
+    "add D". Only a larger model can tell them apart. An item spelled otherwise for
+    the very same sound ("two pairs" for "two pears", with ``sounds``) is no other
+    item."""
     if decision.decision != "act" or decision.details.get("agreed_reading") not in set(
         primary.alternatives
     ):
@@ -978,7 +984,8 @@ def item_from_the_beam(
             continue
         if not _same_but_item(mine, theirs) or item_key(x) in vocabulary:
             return False
-        swapped = True
+        spelled = respelled(x, (theirs,), sounds) if sounds is not None else None
+        swapped = swapped or spelled is None or item_key(spelled) != item_key(y)
     return swapped
 
 

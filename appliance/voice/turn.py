@@ -575,7 +575,7 @@ class VoiceTurn:
         """The gate's decision after the looks a turn may take again at its audio (the
         verifier's, Whisper's, the larger model's); what they read in ``transcripts``."""
         vocabulary = self._verifier.vocabulary if self._verifier is not None else frozenset()
-        if item_from_the_beam(gate, heard_a, parse, vocabulary):
+        if item_from_the_beam(gate, heard_a, parse, vocabulary, self._sounds):
             gate, second_text = await self._beam_item_settled(gate, heard_b, parse, vocabulary)
             if second_text is not None:
                 transcripts["whisper_second"] = second_text
@@ -821,7 +821,7 @@ class VoiceTurn:
             second, heard = await self._second_reading(heard_b, parse, vocabulary)
             text = heard.text
             # its own best reading, not its beam's: "add ghee" best, "add tea" in its beam
-            own = not item_from_the_beam(second, heard, parse, vocabulary)
+            own = not item_from_the_beam(second, heard, parse, vocabulary, self._sounds)
             if own and second.decision == "act" and same_commands(second.commands, gate.commands):
                 details = {**second.details, "second_opinion": True, "beam_item": True}
                 return replace(second, details=details), text

@@ -1490,6 +1490,15 @@ def test_an_item_only_the_beam_and_the_verifier_named_is_told_apart(
     # both engines' own best readings
     agreed = gate(parser, theirs, theirs, vocabulary=known)
     assert not item_from_the_beam(agreed, Heard("whisper", theirs, None), parse, known)
+    # an item spelled otherwise for the very same sound is no other item
+    from appliance.asr.grammar import pronunciation
+
+    sounds = functools.partial(pronunciation, lang="en")
+    pairs, pears = "add two pairs to the list", "add two pears to the list"
+    same = gate(parser, pairs, pears, vocabulary=known | {"pear"}, alternatives=[pears])
+    heard = Heard("whisper", pairs, None, (pears,))
+    assert item_from_the_beam(same, heard, parse, known | {"pear"})
+    assert not item_from_the_beam(same, heard, parse, known | {"pear"}, sounds)
 
 
 def test_a_beam_reading_with_a_possessive_of_its_own_agrees_with_nothing(
