@@ -11,7 +11,7 @@ import asyncio
 import dataclasses
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 
 import pytest
 
@@ -58,7 +58,9 @@ async def _feed_settled(turn: VoiceTurn, pcm: bytes) -> None:
     turn.end_of_stream()
 
 
-def _turn(engines: Engines, service: ActionService | None) -> VoiceTurn:
+def _turn(
+    engines: Engines, service: ActionService | None, known_items: Sequence[str] = ()
+) -> VoiceTurn:
     return VoiceTurn(
         session_id=uuid.uuid4().hex[:12],
         site="kitchen",
@@ -66,6 +68,7 @@ def _turn(engines: Engines, service: ActionService | None) -> VoiceTurn:
         lang="en",
         engines=engines,
         service=service,
+        known_items=known_items,
     )
 
 
@@ -132,6 +135,7 @@ async def test_words_said_to_the_list_that_ask_nothing_are_not_understood(
     assert (receipt.status, receipt.reason) == ("rejected", "not_understood")
     assert receipt.details["transcripts"]["whisper"] == result.transcripts["whisper"]
     assert said == ["Sorry, I didn't understand that; nothing was changed."]
+    service = ActionService(database, settings, Topics())
     assert await service.known_items("household") == []
 
     # A question to the list that memory may answer stays chat; no receipt
@@ -258,14 +262,18 @@ def test_the_pool_has_a_verifier_made_before_the_first_turn(settings: Settings) 
 
 
 async def _fresh_verifier_turn(
-    voice_engines: Engines, settings: Settings, database: Database, audio: bytes
+    voice_engines: Engines,
+    settings: Settings,
+    database: Database,
+    audio: bytes,
+    known_items: Sequence[str] = (),
 ) -> TurnResult:
     """One turn of ``audio``, acted on, with a verifier that has heard nothing yet (its
     cepstral means carry over between utterances, so what it hears first is the same
     on every run), given all the time it needs (its first utterance is its slowest)."""
     fresh = _VerifierPool(offline_verifier(settings))
     engines = dataclasses.replace(voice_engines, verifier_for=fresh.session)
-    turn = _turn(engines, ActionService(database, settings, Topics()))
+    turn = _turn(engines, ActionService(database, settings, Topics()), known_items)
     turn.start()
     await _feed_paced(turn, audio)
     result = await turn.run(_discard)
@@ -487,19 +495,12 @@ async def test_an_item_only_whispers_beam_and_the_verifier_named_is_asked_about(
     known = ["apples", "lemons", "beans", "orange juice", "cheese", "tomatoes", "butter",
              "coffee", "rice", "oat milk", "bananas", "bread", "eggs", "milk"]  # fmt: skip
     audio = speech.pad(speech.piper("add quark to the shopping list", **speech.FIXED), 300, 1200)
-    service = ActionService(database, settings, Topics())
-    turn = VoiceTurn(
-        session_id=uuid.uuid4().hex[:12], site="kitchen", user="household", lang="en",
-        engines=voice_engines, service=service, known_items=known,
-    )  # fmt: skip
-    turn.start()
-    await _feed_paced(turn, audio)
-    result = await turn.run(_discard)
-    await turn.close()
+    result = await _fresh_verifier_turn(voice_engines, settings, database, audio, known)
     assert result.gate is not None, result.transcripts
     assert "pork" in result.gate.details["agreed_reading"].lower(), result.transcripts
     assert (result.decision, result.gate.reason) == ("confirm", "beam_item"), result.transcripts
     assert "quark" in result.transcripts["whisper_second"].lower()
     assert [c.model_dump().get("item") for c in result.gate.commands] == ["quark"]
     assert [r.status for r in result.receipts] == ["needs_confirmation"]
+    service = ActionService(database, settings, Topics())
     assert await service.known_items("household") == []
