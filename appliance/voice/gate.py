@@ -968,9 +968,8 @@ def item_from_the_beam(
     "add D". Only a larger model can tell them apart. An item spelled otherwise for
     the very same sound ("two pairs" for "two pears", with ``sounds``) is no other
     item."""
-    if decision.decision != "act" or decision.details.get("agreed_reading") not in set(
-        primary.alternatives
-    ):
+    agreed = decision.details.get("agreed_reading")
+    if decision.decision != "act" or agreed not in primary.alternatives:
         return False
     best = commands_of(parse(primary.text))
     if not best or len(best) != len(decision.commands):
@@ -1073,15 +1072,15 @@ def _weak_mended(
 
 
 def _repaired_commands(
-    primary: Heard, a: Any, parse: Parse
+    primary: Heard, a: Any, parse: Parse, verb_heard: str | None = None
 ) -> tuple[tuple[Command, ...], str] | None:
     """The state-changing commands of engine A's best reading with a misheard leading
-    "add" or "put" repaired, and that reading; None if there are none or A's reading
-    was refused. Never acted on alone: only with a verifier's same commands, or
-    proposed in a question."""
+    "add" or "put" repaired (``repaired_readings``), and that reading; None if there
+    are none or A's reading was refused. Never acted on alone: only with a verifier's
+    same commands, or proposed in a question."""
     if not primary.usable or said_no(a):
         return None
-    for reading in repaired_readings(primary.text):
+    for reading in repaired_readings(primary.text, verb_heard=verb_heard):
         commands = commands_of(parse(reading))
         if commands and not any(c.action in READ_ONLY_ACTIONS for c in commands):
             return commands, reading
@@ -1115,16 +1114,10 @@ def _verb_asked(
     the verifier "add three tuna and stock too"), with its commands: what a question
     proposes when nothing agreed. Never acted on: "and jam" may be chatter the
     verifier's grammar forced into "add ham"."""
-    if verifier is None or not primary.usable or said_no(a):
-        return None
-    heard = _WORD.findall(verifier.text.lower())
+    heard = _WORD.findall(verifier.text.lower()) if verifier is not None else []
     if not heard or heard[0] not in _MISHEARD:
         return None
-    for reading in repaired_readings(primary.text, verb_heard=heard[0]):
-        commands = commands_of(parse(reading))
-        if commands and not any(c.action in READ_ONLY_ACTIONS for c in commands):
-            return commands, reading
-    return None
+    return _repaired_commands(primary, a, parse, verb_heard=heard[0])
 
 
 _MISHEARD = {

@@ -535,8 +535,9 @@ class VoiceTurn:
         gate = decide(heard_a, heard_b, parse, vocabulary, self._sounds, lang=self.lang)
         transcripts = {"whisper": heard_a.text, "verifier": heard_b.text if heard_b else ""}
         gate = await self._looked_again(
-            gate, heard_a, heard_b, verifier_t, parse, transcripts=transcripts
-        )
+            gate, heard_a, heard_b, verifier_t, parse,
+            vocabulary=vocabulary, transcripts=transcripts,
+        )  # fmt: skip
         gate = not_understood(gate, heard_a, self.lang)
         self.milestones.mark("gate_decision")
         if self.answer_only:
@@ -570,11 +571,11 @@ class VoiceTurn:
         verifier_t: TranscriptLike | None,
         parse: Any,
         *,
+        vocabulary: frozenset[str],
         transcripts: dict[str, str],
     ) -> GateDecision:
         """The gate's decision after the looks a turn may take again at its audio (the
         verifier's, Whisper's, the larger model's); what they read in ``transcripts``."""
-        vocabulary = self._verifier.vocabulary if self._verifier is not None else frozenset()
         if item_from_the_beam(gate, heard_a, parse, vocabulary, self._sounds):
             gate, second_text = await self._beam_item_settled(gate, heard_b, parse, vocabulary)
             if second_text is not None:
