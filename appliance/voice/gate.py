@@ -67,6 +67,7 @@ Decision = Literal["act", "confirm", "reject", "read", "chat", "none"]
 Sounds = Callable[[str], str | None]
 """A word's phones ("pears": "P EH R Z"), None when it has none."""
 REFUSALS = frozenset({"negated", "unknown_list"})
+MISSING_ITEM = "missing_slot:item"
 EXPLAINED = frozenset(
     {
         "vague_time",
@@ -74,7 +75,7 @@ EXPLAINED = frozenset(
         "unsupported_range",
         "two_requests",
         "missing_slot:title",
-        "missing_slot:item",
+        MISSING_ITEM,
     }
 )
 """Why the parser can do nothing with a request it understood ("remind me to call mom
@@ -961,21 +962,48 @@ def item_from_the_beam(
     sounds: Sounds | None = None,
 ) -> bool:
     """True if ``decision`` acts on a reading of Whisper's beam that names a known item
-    where its best reading named one the verifier does not know, all else the same:
-    Piper said "add ghee", Whisper wrote "add D" with "add tea" in its beam, and the
-    verifier, which cannot hear ghee, heard "add tea". The beam and the verifier then
-    agree on the nearest item they both know; the same holds for "add tea" written
-    "add D". Only a larger model can tell them apart. An item spelled otherwise for
-    the very same sound ("two pairs" for "two pears", with ``sounds``) is no other
-    item."""
+    where its best reading named one the verifier does not know, all else the same
+    (``known_item_for_unknown``): Piper said "add ghee", Whisper wrote "add D" with
+    "add tea" in its beam, and the verifier, which cannot hear ghee, heard "add tea".
+    The beam and the verifier then agree on the nearest item they both know; the same
+    holds for "add tea" written "add D". Only a larger model can tell them apart.
+
+    The same when the best reading heard a word where the item goes and the parser
+    took none for an item ("Put me on the list.", said "put ghee on the list", with
+    "Put tea on the list." in the beam): the item is the beam's and the verifier's
+    alone. Not when it left the item out ("add to the shopping list"): nothing was
+    heard there to tell apart."""
     agreed = decision.details.get("agreed_reading")
     if decision.decision != "act" or agreed not in primary.alternatives:
         return False
-    best = commands_of(parse(primary.text))
-    if not best or len(best) != len(decision.commands):
+    read = parse(primary.text)
+    best = commands_of(read)
+    if not best:
+        return (
+            getattr(read, "reason", None) == MISSING_ITEM
+            and len(decision.commands) == 1
+            and decision.commands[0].action == getattr(read, "intent", None)
+        )
+    return known_item_for_unknown(best, decision.commands, vocabulary, sounds)
+
+
+def known_item_for_unknown(
+    best: Sequence[Command],
+    acted: Sequence[Command],
+    vocabulary: Collection[str],
+    sounds: Sounds | None = None,
+) -> bool:
+    """True if ``acted`` is ``best`` (Whisper's best reading) with a known item (in
+    ``vocabulary``) for at least one item the verifier does not know, all else the
+    same. The gate got there through the verifier, which hears only the items it
+    knows: the beam's reading it agreed with (``item_from_the_beam``), or the reading
+    Whisper found about as likely as its own (``VoiceTurn._whisper_look``: "add tea"
+    for "add meat", said "add ghee"). An item spelled otherwise for the very same
+    sound ("two pairs" for "two pears", with ``sounds``) is no other item."""
+    if not best or len(best) != len(acted):
         return False
     swapped = False
-    for mine, theirs in zip(best, decision.commands, strict=True):
+    for mine, theirs in zip(best, acted, strict=True):
         x, y = getattr(mine, "item", None), getattr(theirs, "item", None)
         if not isinstance(x, str) or not isinstance(y, str):
             return False

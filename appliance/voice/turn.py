@@ -37,6 +37,7 @@ from appliance.voice.gate import (
     commands_of,
     decide,
     item_from_the_beam,
+    known_item_for_unknown,
     listed,
     mended_words,
     names_known_items,
@@ -576,10 +577,9 @@ class VoiceTurn:
     ) -> GateDecision:
         """The gate's decision after the looks a turn may take again at its audio (the
         verifier's, Whisper's, the larger model's); what they read in ``transcripts``."""
+        settle = None
         if item_from_the_beam(gate, heard_a, parse, vocabulary, self._sounds):
-            gate, second_text = await self._beam_item_settled(gate, heard_b, parse, vocabulary)
-            if second_text is not None:
-                transcripts["whisper_second"] = second_text
+            settle = "beam_item"
         elif (
             second_look := await self._second_look(gate, heard_a, heard_b, verifier_t, parse)
         ) is not None:
@@ -588,10 +588,18 @@ class VoiceTurn:
             look := await self._whisper_look(gate, heard_a, heard_b, parse, vocabulary)
         ) is not None:
             gate, transcripts["whisper_look"] = look
+            best = commands_of(parse(heard_a.text)) if heard_a.text else ()
+            if known_item_for_unknown(best, gate.commands, vocabulary, self._sounds):
+                settle = "look_item"  # "add tea" weighed for "add meat", said "add ghee"
         elif self._wants_second_opinion(gate, heard_a, heard_b, parse, vocabulary):
-            second = await self._second_opinion(heard_b, parse, vocabulary)
-            if second is not None:
-                gate, transcripts["whisper_second"] = second
+            second, transcripts["whisper_second"] = await self._second_opinion(
+                heard_b, parse, vocabulary
+            )
+            gate = second or gate
+        if settle is not None:
+            gate, second_text = await self._item_settled(gate, heard_b, parse, vocabulary, settle)
+            if second_text is not None:
+                transcripts["whisper_second"] = second_text
         return gate
 
     async def _keep(self, question: str, answer: str) -> None:
@@ -787,11 +795,17 @@ class VoiceTurn:
 
     async def _second_opinion(
         self, heard_b: Heard | None, parse: Any, vocabulary: frozenset[str]
-    ) -> tuple[GateDecision, str] | None:
-        """Whisper again with its larger model; its gate decision when that one acts."""
+    ) -> tuple[GateDecision | None, str]:
+        """Whisper again with its larger model: its gate decision when that one acts on
+        its own reading of the item (None otherwise: not on an item only its beam and
+        the verifier named, ``item_from_the_beam``: "Put tea on the list." in its beam
+        for its best "Put me on the list.", said "put ghee on the list"), and what it
+        read."""
         gate, heard = await self._second_reading(heard_b, parse, vocabulary)
-        if gate.decision != "act":
-            return None
+        if gate.decision != "act" or item_from_the_beam(
+            gate, heard, parse, vocabulary, self._sounds
+        ):
+            return None, heard.text
         return replace(gate, details={**gate.details, "second_opinion": True}), heard.text
 
     async def _second_reading(
@@ -809,13 +823,21 @@ class VoiceTurn:
         gate = decide(heard, heard_b, parse, vocabulary, self._sounds, lang=self.lang)
         return gate, heard
 
-    async def _beam_item_settled(
-        self, gate: GateDecision, heard_b: Heard | None, parse: Any, vocabulary: frozenset[str]
+    async def _item_settled(
+        self,
+        gate: GateDecision,
+        heard_b: Heard | None,
+        parse: Any,
+        vocabulary: frozenset[str],
+        reason: str,
     ) -> tuple[GateDecision, str | None]:
-        """The gate's decision on an item only Whisper's beam and the verifier named
-        (``item_from_the_beam``: "add tea" for "add D", said "add ghee"), and the larger
-        model's reading: done when that model's reading acts on the same commands;
-        asked otherwise, about the change the larger model heard when it heard one."""
+        """The gate's decision on a known item the verifier named where Whisper's best
+        reading named one it does not know (``known_item_for_unknown``), reached
+        through Whisper's beam (``reason`` "beam_item": "add tea" for "add D", said
+        "add ghee") or its weighing (``_whisper_look``, "look_item": "add tea" for "add
+        meat"), and the larger model's reading: done when that model's own reading acts
+        on the same commands; asked otherwise, about the change the larger model heard
+        when it heard one."""
         text = None
         proposal = gate.commands
         if self.engines.primary.has_second_opinion(self.lang):
@@ -824,11 +846,11 @@ class VoiceTurn:
             # its own best reading, not its beam's: "add ghee" best, "add tea" in its beam
             own = not item_from_the_beam(second, heard, parse, vocabulary, self._sounds)
             if own and second.decision == "act" and same_commands(second.commands, gate.commands):
-                details = {**second.details, "second_opinion": True, "beam_item": True}
+                details = {**gate.details, **second.details, "second_opinion": True, reason: True}
                 return replace(second, details=details), text
             proposal = _first_change(heard, parse) or proposal
-        details = {**gate.details, "beam_item": True}
-        asked = GateDecision("confirm", proposal, proposal[0].action, "beam_item", False, details)
+        details = {**gate.details, reason: True}
+        asked = GateDecision("confirm", proposal, proposal[0].action, reason, False, details)
         return asked, text
 
     async def _finish_verifier(

@@ -337,11 +337,15 @@ async def test_a_second_look_weighs_whispers_words_mended(
 async def test_whisper_weighs_the_words_a_sure_verifier_heard(
     voice_engines: Engines, settings: Settings, database: Database
 ) -> None:
-    """flite's "slt" voice (deterministic): tiny.en's beam (biased by the command
-    words) hears "add a dozen acres to the shopping list", the verifier, sure, "eggs".
-    Asked, Whisper finds "eggs" in its own reading about as likely as "acres": the
-    engines agree, and the turn adds a dozen eggs instead of asking. With no margin for
-    it, the turn asks.
+    """flite's "slt" voice (deterministic), in a household whose list holds the
+    benchmark's items: tiny.en's beam (biased by the command words) hears "add a dozen
+    acres to the shopping list", the verifier, sure, "eggs". Asked, Whisper finds
+    "eggs" in its own reading about as likely as "acres". That is a known item for one
+    the verifier does not know, which the larger model settles (``look_item``): it
+    reads "eggs" too, and the turn adds a dozen eggs instead of asking. Where the
+    larger model does not (with no household items to bias it: "add a dozen extra
+    shopping list"), the turn asks about the eggs. With no margin, Whisper finds
+    nothing and the turn asks.
 
     The beam's other hypotheses are not offered to the gate here: on some CPUs one of
     them already reads "eggs" (CTranslate2's int8 kernels differ with the instruction
@@ -350,23 +354,32 @@ async def test_whisper_weighs_the_words_a_sure_verifier_heard(
         pytest.skip("flite is not installed")
     said = "add a dozen eggs to the shopping list"
     audio = speech.pad(speech.flite(said, "slt"), 300, 1500)
+    known = ["apples", "lemons", "beans", "orange juice", "cheese", "tomatoes", "butter",
+             "coffee", "rice", "oat milk", "bananas", "bread", "eggs", "milk"]  # fmt: skip
 
     def whisper_with(**update: float) -> Engines:
         return _command_words(voice_engines, alternatives_margin=0, **update)
 
-    result = await _fresh_verifier_turn(whisper_with(), settings, database, audio)
+    result = await _fresh_verifier_turn(whisper_with(), settings, database, audio, known)
     transcripts = result.transcripts
     assert "acres" in transcripts["whisper"], transcripts
     assert transcripts["verifier"] == said, transcripts
     assert transcripts["whisper_look"] == said
+    assert "eggs" in transcripts["whisper_second"].lower(), transcripts
     assert result.decision == "act", transcripts
-    assert result.gate is not None and result.gate.reason == "whisper_look"
+    assert result.gate is not None and result.gate.details["look_item"]
     assert 0 <= result.gate.details["below_best"] <= settings.whisper.reading_margin
-    assert "whisper_second" not in transcripts  # no need for the larger model
     receipt = result.receipts[0]
     assert [(i.name, i.quantity, i.unit) for i in receipt.items] == [("eggs", 1, "dozen")]
     assert receipt.details["transcripts"]["whisper_look"] == said
     assert "whisper_look" in result.milestones_ms
+
+    unsettled = await _fresh_verifier_turn(whisper_with(), settings, database, audio)
+    assert unsettled.transcripts["whisper_look"] == said, unsettled.transcripts
+    assert "eggs" not in unsettled.transcripts["whisper_second"].lower()
+    assert unsettled.decision == "confirm", unsettled.transcripts
+    assert unsettled.gate is not None and unsettled.gate.reason == "look_item"
+    assert unsettled.gate.commands == result.gate.commands  # asked about the eggs
 
     no_margin = whisper_with(reading_margin=0)
     asked = await _fresh_verifier_turn(no_margin, settings, database, audio)
@@ -504,3 +517,31 @@ async def test_an_item_only_whispers_beam_and_the_verifier_named_is_asked_about(
     assert [r.status for r in result.receipts] == ["needs_confirmation"]
     service = ActionService(database, settings, Topics())
     assert await service.known_items("household") == []
+
+
+async def test_the_larger_model_does_not_act_on_an_item_only_its_beam_and_the_verifier_named(
+    voice_engines: Engines,
+) -> None:
+    """flite's "awb" voice (deterministic) says "put ghee on the list", an item the
+    verifier cannot hear, in a household whose list holds the benchmark's items. The
+    verifier, sure, heard "put tea on the list", Whisper tiny.en "putty on the list".
+    The larger model writes "Put me on the list.", with "Put tea on the list." in its
+    beam, which agrees with the verifier: tea was added. The item is then that beam's
+    and the verifier's alone, and the second opinion does not act."""
+    if not speech.have_flite() or not voice_engines.primary.has_second_opinion("en"):
+        pytest.skip("flite or the second-opinion model is missing")
+    known = ["apples", "lemons", "beans", "orange juice", "cheese", "tomatoes", "butter",
+             "coffee", "rice", "oat milk", "bananas", "bread", "eggs", "milk"]  # fmt: skip
+    audio = speech.pad(speech.flite("put ghee on the list", "awb"), 300, 1200)
+    turn = _turn(voice_engines, None, known)
+    turn.start()
+    await _feed_paced(turn, audio)  # up to its end of speech: the utterance it reads
+    parse = voice_engines.parse("en")
+    vocabulary = frozenset({"tea", "apple", "milk", "bread"})
+    verifier = Heard("verifier", "put tea on the list")
+    try:
+        second, text = await turn._second_opinion(verifier, parse, vocabulary)
+    finally:
+        await turn.close()
+    assert parse(text).reason == "missing_slot:item", text  # a word, and no item
+    assert second is None, second
