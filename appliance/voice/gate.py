@@ -987,6 +987,27 @@ def item_from_the_beam(
     return known_item_for_unknown(best, decision.commands, vocabulary, sounds)
 
 
+def item_from_the_look(
+    decision: GateDecision,
+    primary: Heard,
+    parse: Parse,
+    vocabulary: Collection[str],
+    sounds: Sounds | None = None,
+) -> bool:
+    """True if ``decision`` acts on the reading Whisper weighed for the verifier's words
+    (``VoiceTurn._whisper_look``) with a known item for one of its best reading's that
+    the verifier does not know, all else the same (``known_item_for_unknown``): flite
+    said "add ghee", Whisper wrote "Add meat in the shopping list.", the verifier, which
+    cannot hear ghee, "add tea", and Whisper found "Add tea ..." about as likely. Not
+    when Whisper's item holds every word of the verifier's, give or take an ending
+    (``holds_other_items``: "eggs is" in "mark eggs is done"): Whisper heard that item,
+    and the look mended the words around it."""
+    best = commands_of(parse(primary.text)) if primary.text else ()
+    return known_item_for_unknown(
+        best, decision.commands, vocabulary, sounds
+    ) and not holds_other_items(best, decision.commands)
+
+
 def known_item_for_unknown(
     best: Sequence[Command],
     acted: Sequence[Command],

@@ -37,7 +37,7 @@ from appliance.voice.gate import (
     commands_of,
     decide,
     item_from_the_beam,
-    known_item_for_unknown,
+    item_from_the_look,
     listed,
     mended_words,
     names_known_items,
@@ -588,9 +588,8 @@ class VoiceTurn:
             look := await self._whisper_look(gate, heard_a, heard_b, parse, vocabulary)
         ) is not None:
             gate, transcripts["whisper_look"] = look
-            best = commands_of(parse(heard_a.text)) if heard_a.text else ()
-            if known_item_for_unknown(best, gate.commands, vocabulary, self._sounds):
-                settle = "look_item"  # "add tea" weighed for "add meat", said "add ghee"
+            if item_from_the_look(gate, heard_a, parse, vocabulary, self._sounds):
+                settle = "look_item"
         elif self._wants_second_opinion(gate, heard_a, heard_b, parse, vocabulary):
             second, transcripts["whisper_second"] = await self._second_opinion(
                 heard_b, parse, vocabulary
@@ -832,7 +831,8 @@ class VoiceTurn:
         reason: str,
     ) -> tuple[GateDecision, str | None]:
         """The gate's decision on a known item the verifier named where Whisper's best
-        reading named one it does not know (``known_item_for_unknown``), reached
+        reading named one it does not know (``known_item_for_unknown``) or a word that
+        is none ("Put me on the list."), reached
         through Whisper's beam (``reason`` "beam_item": "add tea" for "add D", said
         "add ghee") or its weighing (``_whisper_look``, "look_item": "add tea" for "add
         meat"), and the larger model's reading: done when that model's own reading acts

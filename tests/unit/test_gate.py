@@ -21,6 +21,7 @@ from appliance.voice.gate import (
     decide,
     holds_other_items,
     item_from_the_beam,
+    item_from_the_look,
     known_item_for_unknown,
     leaves_out_words,
     mended_words,
@@ -1538,6 +1539,29 @@ def test_a_known_item_weighed_for_an_unknown_one_is_told_apart(parser: IntentPar
     sounds = functools.partial(pronunciation, lang="en")
     assert swapped("add two pairs", "add two pears")
     assert not swapped("add two pairs", "add two pears", sounds)
+
+
+def test_a_reading_whisper_weighed_with_a_known_item_for_its_own_is_told_apart(
+    parser: IntentParser,
+) -> None:
+    """The turn has the larger model settle what Whisper's weighing acts on
+    (``item_from_the_look``) when it is Whisper's best reading with a known item for an
+    unknown one ("Add tea ..." for "Add meat ...", said "add ghee"), not when Whisper's
+    item holds the known one and the look mended the words around it: Piper's "mark
+    eggs as done", written "mark eggs is done" (item "eggs is"); flite's "add carrots
+    too", written "add carrots to it"."""
+    parse = functools.partial(parser.parse, lang="en", now=NOW)
+    known = frozenset({"tea", "egg", "carrot"})
+
+    def look_item(best: str, looked: str) -> bool:
+        decision = gate(parser, looked, looked, vocabulary=known)
+        assert decision.decision == "act", (looked, decision)
+        return item_from_the_look(decision, Heard("whisper", best), parse, known)
+
+    assert look_item("Add meat in the shopping list.", "Add tea to the shopping list.")
+    assert not look_item("mark eggs is done", "mark eggs as done")
+    assert not look_item("add carrots to it", "add carrots too")
+    assert not look_item("and milk to the shopping list.", "add tea to the shopping list.")
 
 
 def test_a_beam_reading_with_a_possessive_of_its_own_agrees_with_nothing(
