@@ -591,10 +591,8 @@ class VoiceTurn:
             if item_from_the_look(gate, heard_a, parse, vocabulary, self._sounds):
                 settle = "look_item"
         elif self._wants_second_opinion(gate, heard_a, heard_b, parse, vocabulary):
-            second, transcripts["whisper_second"] = await self._second_opinion(
-                heard_b, parse, vocabulary
-            )
-            gate = second or gate
+            second, heard = await self._second_opinion(heard_b, parse, vocabulary)
+            gate, transcripts["whisper_second"] = second or gate, heard.text
         if settle is not None:
             gate, second_text = await self._item_settled(gate, heard_b, parse, vocabulary, settle)
             if second_text is not None:
@@ -794,7 +792,7 @@ class VoiceTurn:
 
     async def _second_opinion(
         self, heard_b: Heard | None, parse: Any, vocabulary: frozenset[str]
-    ) -> tuple[GateDecision | None, str]:
+    ) -> tuple[GateDecision | None, Heard]:
         """Whisper again with its larger model: its gate decision when that one acts on
         its own reading of the item (None otherwise: not on an item only its beam and
         the verifier named, ``item_from_the_beam``: "Put tea on the list." in its beam
@@ -804,8 +802,8 @@ class VoiceTurn:
         if gate.decision != "act" or item_from_the_beam(
             gate, heard, parse, vocabulary, self._sounds
         ):
-            return None, heard.text
-        return replace(gate, details={**gate.details, "second_opinion": True}), heard.text
+            return None, heard
+        return replace(gate, details={**gate.details, "second_opinion": True}), heard
 
     async def _second_reading(
         self, heard_b: Heard | None, parse: Any, vocabulary: frozenset[str]
@@ -841,12 +839,11 @@ class VoiceTurn:
         text = None
         proposal = gate.commands
         if self.engines.primary.has_second_opinion(self.lang):
-            second, heard = await self._second_reading(heard_b, parse, vocabulary)
+            # its own reading of the item, not its beam's: "add ghee" best, "add tea" in it
+            second, heard = await self._second_opinion(heard_b, parse, vocabulary)
             text = heard.text
-            # its own best reading, not its beam's: "add ghee" best, "add tea" in its beam
-            own = not item_from_the_beam(second, heard, parse, vocabulary, self._sounds)
-            if own and second.decision == "act" and same_commands(second.commands, gate.commands):
-                details = {**gate.details, **second.details, "second_opinion": True, reason: True}
+            if second is not None and same_commands(second.commands, gate.commands):
+                details = {**gate.details, **second.details, reason: True}
                 return replace(second, details=details), text
             proposal = _first_change(heard, parse) or proposal
         details = {**gate.details, reason: True}

@@ -540,8 +540,9 @@ async def test_the_larger_model_does_not_act_on_an_item_only_its_beam_and_the_ve
     vocabulary = frozenset({"tea", "apple", "milk", "bread"})
     verifier = Heard("verifier", "put tea on the list")
     try:
-        second, text = await turn._second_opinion(verifier, parse, vocabulary)
+        second, heard = await turn._second_opinion(verifier, parse, vocabulary)
     finally:
         await turn.close()
-    assert parse(text).reason == "missing_slot:item", text  # a word, and no item
+    assert parse(heard.text).reason == "missing_slot:item", heard  # a word, and no item
+    assert "put tea on the list" in heard.alternatives, heard  # its beam named the tea
     assert second is None, second
