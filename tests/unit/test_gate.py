@@ -54,6 +54,7 @@ def gate(parser: IntentParser, a: str, b: str | None, lang: str = "en", **kw: An
             pauses=kw.get("pauses", ()),
             unsaid=kw.get("unsaid", 0),
             levels=kw.get("levels", ()),
+            quiet=kw.get("quiet", False),
         )
         if b is not None
         else None
@@ -866,6 +867,51 @@ def test_a_weak_verifier_confirms_only_the_same_best_reading(parser: IntentParse
         b_rejected="low_confidence",
     )
     assert low.decision == "confirm"
+
+
+def test_a_low_confidence_verifier_in_a_quiet_room_confirms_only_the_very_best_reading(
+    parser: IntentParser,
+) -> None:
+    said = "take the bread off the shopping list"
+    quiet = gate(parser, said, said, b_rejected="low_confidence", quiet=True)
+    assert (quiet.decision, quiet.reason) == ("act", "unsure_verifier")
+    assert quiet.commands == (c.ShoppingRemove(item="bread"),)
+    reminder = gate(
+        parser, "remind me to call mom tomorrow at 5pm",
+        "remind me to call mom tomorrow at five p m", b_rejected="low_confidence", quiet=True,
+    )  # fmt: skip
+    assert reminder.decision == "act" and reminder.commands[0].action == "agenda.add"
+    # not in noise: a low score there may be the room's
+    assert gate(parser, said, said, b_rejected="low_confidence").decision == "confirm"
+    # another item, or a reading the verifier gave that Whisper's best did not
+    other = gate(parser, said, "take the beans off the shopping list",
+                 b_rejected="low_confidence", quiet=True)  # fmt: skip
+    assert other.decision == "confirm" and other.commands == (c.ShoppingRemove(item="bread"),)
+    beam = gate(
+        parser, "add out milk to the shopping list", "add oat milk to the shopping list",
+        b_rejected="low_confidence", quiet=True, alternatives=["add oat milk to the shopping list"],
+    )  # fmt: skip
+    assert beam.decision == "confirm"
+    # nor Whisper's reading with a verb put back, or its small words mended
+    for whisper, theirs in (
+        ("and cheese to the shopping list", "add cheese to the shopping list"),
+        ("we're out on coffee", "we're out of coffee"),
+    ):
+        mended = gate(parser, whisper, theirs, b_rejected="low_confidence", quiet=True)
+        assert mended.decision != "act", whisper
+    # a refusal stays one, and the beam's rival item still asks
+    assert gate(parser, "don't add milk", "add milk", b_rejected="low_confidence",
+                quiet=True).decision == "reject"  # fmt: skip
+    rival = gate(
+        parser, "add oatmeal to the shopping list", "add oatmeal to the shopping list",
+        b_rejected="low_confidence", quiet=True, alternatives=["add oat milk to the shopping list"],
+        vocabulary=frozenset({"oatmeal", "oat milk"}),
+    )  # fmt: skip
+    assert (rival.decision, rival.reason) == ("confirm", "rival_item")
+    # chatter the grammar forced into a request confirms nothing Whisper did not say
+    chatter = gate(parser, "milk is expensive these days", "ok get eggs and the tea thanks",
+                   b_rejected="low_confidence", quiet=True)  # fmt: skip
+    assert chatter.decision == "chat"
 
 
 def test_a_misheard_leading_add_counts_only_with_the_verifiers_same_command(
