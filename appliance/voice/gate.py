@@ -1059,12 +1059,12 @@ def names_known_items(commands: Sequence[Command], vocabulary: Collection[str]) 
 
 
 def _weak_commands(
-    primary: Heard, a: Any, verifier: Heard | None, parse: Parse
+    primary: Heard, a: Any, verifier: Heard | None, parse: Parse, doubt: str = WEAK
 ) -> tuple[Command, ...] | None:
     """The state-changing commands of a "weak" verifier transcript (unsure, not far
-    off), when they may confirm engine A at all: None for any other transcript, or
-    when A heard nothing usable or refused."""
-    if verifier is None or verifier.rejected != WEAK or not verifier.text.strip():
+    off; or rejected for another ``doubt``), when they may confirm engine A at all:
+    None for any other transcript, or when A heard nothing usable or refused."""
+    if verifier is None or verifier.rejected != doubt or not verifier.text.strip():
         return None
     if not primary.usable or said_no(a):
         return None
@@ -1123,12 +1123,10 @@ def _unsure_agreeing(
     them out. In a quiet room a low score is mostly the voice (espeak-ng's). A room
     that echoes without noise counts as quiet too: ``bench voice``'s reverberant room
     (264 turns, 224 of them commands) acted wrongly on none with this rule."""
-    if verifier is None or verifier.rejected != LOW_CONFIDENCE or not verifier.quiet:
+    if verifier is None or not verifier.quiet or not a_cmds:
         return None
-    if not a_cmds or said_no(a) or any(c.action in READ_ONLY_ACTIONS for c in a_cmds):
-        return None
-    theirs = commands_of(parse(verifier.text)) if verifier.text.strip() else ()
-    return tuple(a_cmds) if theirs and same_commands(a_cmds, theirs) else None
+    theirs = _weak_commands(primary, a, verifier, parse, doubt=LOW_CONFIDENCE)
+    return tuple(a_cmds) if theirs is not None and same_commands(a_cmds, theirs) else None
 
 
 def _weak_read(

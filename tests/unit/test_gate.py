@@ -859,7 +859,7 @@ def test_a_weak_verifier_confirms_only_the_same_best_reading(parser: IntentParse
     # a weak verifier never proposes anything itself
     alone = gate(parser, "the weather is lovely", "add tea to the shopping list", b_rejected="weak")
     assert alone.decision == "chat"
-    # and a low-confidence one confirms nothing
+    # and a low-confidence one, outside a quiet room, confirms nothing
     low = gate(
         parser,
         "remove the eggs from the shopping list",
