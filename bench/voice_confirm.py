@@ -10,11 +10,15 @@ and combined as the node does (``voice.answers.heard_answer``: both must say yes
 
 - ``at_once``: acted on exactly what was said;
 - ``after_yes``: asked exactly what was said, and the "yes" was heard;
+- ``after_again``: as ``after_yes``, but only Whisper heard the first "yes", so the
+  node asked once more (``voice.ask_again``), and the second "yes" (the next
+  phrasing) was heard by both;
 - ``yes_lost``: asked exactly what was said, the "yes" not heard (nothing done);
 - ``asked_otherwise``: asked something else, answered "no";
 - ``not_done``: neither acted nor asked (refused, taken for chatter, nothing heard);
 - ``time_asked``: asked what time (the answer would be a time, not a yes);
-- ``wrong_actions``: acted at once on anything else, or a "no" taken for a yes.
+- ``wrong_actions``: acted at once on anything else, or a "no" taken for a yes (a
+  "no" Whisper took for a yes is asked once more and answered "no" again).
 
 Conditions: clean, white noise at 20 dB, babble (six talkers) at 20 dB (a radio or
 people talking across the kitchen), and a reverberant room (0.4 s).
@@ -43,7 +47,15 @@ CONDITIONS: dict[str, Callable[[bytes], bytes]] = {
 }
 YES = ("yes", "yes please", "yeah", "sure", "yes, go ahead", "that's right")
 NO = ("no", "no thanks", "nope", "no, that's wrong")
-OUTCOMES = ("at_once", "after_yes", "yes_lost", "asked_otherwise", "not_done", "time_asked")
+OUTCOMES = (
+    "at_once",
+    "after_yes",
+    "after_again",
+    "yes_lost",
+    "asked_otherwise",
+    "not_done",
+    "time_asked",
+)
 
 
 async def _run(limit: int | None) -> dict[str, Any]:
@@ -53,7 +65,7 @@ async def _run(limit: int | None) -> dict[str, Any]:
     from appliance.protocol.receipts import ASK, ASK_TIME
     from appliance.protocol.topics import Topics
     from appliance.settings import Settings
-    from appliance.voice.answers import heard_answer
+    from appliance.voice.answers import heard_answer, unsure_yes
     from appliance.voice.engines import load_engines
     from appliance.voice.replay import offline_verifier
     from appliance.voice.turn import VoiceTurn
@@ -81,6 +93,19 @@ async def _run(limit: int | None) -> dict[str, Any]:
                     expect=expect,
                 )
 
+            async def hear_answer(
+                said: bytes, noisy: Callable[[bytes], bytes]
+            ) -> tuple[str | None, bool]:
+                """The answer heard as the node hears it, and whether the node would
+                ask once more (``voice.answers.unsure_yes``)."""
+                heard_turn = await turn("answer")
+                heard = await voice.hear(heard_turn, noisy(speech.pad(said, 300, 1200)))
+                has_verifier = heard_turn.has_verifier
+                return (
+                    heard_answer(heard.transcripts, "en", have_verifier=has_verifier),
+                    unsure_yes(heard.transcripts, "en", have_verifier=has_verifier),
+                )
+
             cases = itertools.product(VOICES, CONDITIONS, voice.COMMANDS)
             for voice_name, condition, text in itertools.islice(cases, limit):
                 say = voice.VOICES[voice_name]
@@ -104,15 +129,17 @@ async def _run(limit: int | None) -> dict[str, Any]:
                     if gate.details.get(ASK) == ASK_TIME:
                         outcome = "time_asked"
                     else:
-                        reply = next(yes) if proposed == truth else next(no)
-                        heard_turn = await turn("answer")
-                        pcm = noisy(speech.pad(say(reply), 300, 1200))
-                        heard = await voice.hear(heard_turn, pcm)
-                        answer = heard_answer(
-                            heard.transcripts, "en", have_verifier=heard_turn.has_verifier
-                        )
-                        if proposed == truth:
-                            outcome = "after_yes" if answer == "yes" else "yes_lost"
+                        replies = yes if proposed == truth else no
+                        said = [next(replies)]
+                        answer, again = await hear_answer(say(said[0]), noisy)
+                        if again:  # only Whisper heard a yes: asked once more
+                            said.append(next(replies))
+                            answer, _ = await hear_answer(say(said[1]), noisy)
+                        reply = " / ".join(said)
+                        if proposed == truth and answer == "yes":
+                            outcome = "after_again" if again else "after_yes"
+                        elif proposed == truth:
+                            outcome = "yes_lost"
                         else:
                             outcome = "wrong_action" if answer == "yes" else "asked_otherwise"
                 else:
@@ -120,7 +147,7 @@ async def _run(limit: int | None) -> dict[str, Any]:
                 for group in ("", f"/{condition}", f"/{voice_name}/{condition}"):
                     counts[f"commands{group}"] += 1
                     counts[f"{outcome}{group}"] += 1
-                if outcome not in ("at_once", "after_yes"):
+                if outcome not in ("at_once", "after_yes", "after_again"):
                     samples.append(
                         {
                             "voice": voice_name,
@@ -143,6 +170,11 @@ async def _run(limit: int | None) -> dict[str, Any]:
         "done_within_one_yes_rate": round(
             (counts["at_once"] + counts["after_yes"]) / (counts["commands"] or 1), 3
         ),
+        "done_after_asking_again_rate": round(
+            (counts["at_once"] + counts["after_yes"] + counts["after_again"])
+            / (counts["commands"] or 1),
+            3,
+        ),
         "wrong_actions": counts["wrong_action"],
         "outcomes": share(""),
         "by_condition": {
@@ -150,6 +182,9 @@ async def _run(limit: int | None) -> dict[str, Any]:
                 "commands": counts[f"commands/{c}"],
                 "done_at_once": counts[f"at_once/{c}"],
                 "done_within_one_yes": counts[f"at_once/{c}"] + counts[f"after_yes/{c}"],
+                "done_after_asking_again": counts[f"at_once/{c}"]
+                + counts[f"after_yes/{c}"]
+                + counts[f"after_again/{c}"],
                 **share(f"/{c}"),
             }
             for c in CONDITIONS

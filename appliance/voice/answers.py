@@ -1,7 +1,8 @@
 """Yes/no answers to a confirmation question, English and Brazilian Portuguese.
 
 An answer counts as "yes" only when both engines heard yes; "no" from either engine
-drops the proposal (doing nothing is always safe).
+drops the proposal (doing nothing is always safe). A "yes" only Whisper heard is
+asked about once more (``unsure_yes``) rather than dropped.
 """
 
 from __future__ import annotations
@@ -78,6 +79,9 @@ alone): with these words, 23 read as the time said, against 17 with the commands
 once given (with those, Whisper wrote "930", which is no time). The Portuguese words:
 seven answers by espeak-ng's two voices, 2 of 14 read as the time said, as with the
 requests, against none with the command words (Whisper base hears little of that voice)."""
+
+AGAIN = {"en": "Sorry, I didn't catch that.", "pt": "Desculpe, não entendi."}
+"""Said before the question when it is asked once more (``unsure_yes``)."""
 
 _FILLER = re.compile(r"\b(uh|um|er|hmm|well|oh|ah|é|ah|hã|bom)\b")
 _PUNCT = re.compile(r"[^\w\s']")
@@ -168,3 +172,20 @@ def combine(
     if primary == "yes" and (verifier == "yes" or not have_verifier):
         return "yes"
     return None
+
+
+def unsure_yes(transcripts: Mapping[str, str], lang: str, *, have_verifier: bool) -> bool:
+    """Whisper heard a clear yes and the verifier did not: the question is worth asking
+    once more, where ``heard_answer`` alone would drop the proposal.
+
+    Among people talking (babble at 20 dB, four voices, 80 answers), Whisper heard
+    every yes and every no right; the verifier's answer grammar heard the talkers as a
+    yes or a no about as often, and took 5 of 48 spoken yeses for a no ("please don't",
+    "cancel that"). A no Whisper heard is never asked again, and the second answer
+    must again be a yes from both engines."""
+    if not have_verifier:
+        return False
+    return (
+        parse_answer(transcripts["whisper"], lang) == "yes"
+        and parse_answer(transcripts["verifier"], lang) != "yes"
+    )

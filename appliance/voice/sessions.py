@@ -41,7 +41,7 @@ from appliance.protocol.voice import (
     WakeClaim,
     parse_topic,
 )
-from appliance.voice.answers import heard_answer, parse_answer
+from appliance.voice.answers import AGAIN, heard_answer, parse_answer, unsure_yes
 from appliance.voice.settings import VoiceSettings
 from appliance.voice.turn import (
     Engines,
@@ -83,6 +83,8 @@ class _Outcome:
     receipt: Receipt | None
     reply: str
     answer: str | None = None
+    asked_again: bool = False
+    """The question was asked once more (only Whisper heard a yes)."""
 
 
 KnownItems = Callable[[], Awaitable[Sequence[str]]]
@@ -417,6 +419,7 @@ class VoiceSessions:
             "receipt": _summary(outcome.receipt),
             "reply": outcome.reply,
             "answer": outcome.answer,
+            "asked_again": outcome.asked_again,
             "milestones_ms": marks,
         }
         topic = Topics(self._prefix).voice_turn(session.site)
@@ -424,10 +427,36 @@ class VoiceSessions:
 
     async def _confirm(self, session: _Session, result: TurnResult) -> _Outcome:
         """Ask again, hear a yes/no (or the time asked for) through both engines, then
-        run or drop."""
-        proposal = result.receipts[0]
+        run or drop. A yes only Whisper heard asks once more (``voice.ask_again``)."""
+        proposal, lang = result.receipts[0], session.turn.lang
         asks_time = proposal.details.get(ASK) == ASK_TIME
+        heard = await self._hear_answer(session, "time" if asks_time else "answer")
+        if asks_time:
+            return await self._complete_time(session, result, heard)
+        answer = self._answer_of(session, heard)
+        asked, asked_again = result.speech, False
+        if answer != "yes" and heard is not None and self._unsure_yes(session, heard):
+            _LOGGER.info("proposal %s: only Whisper heard a yes; asking again",
+                         proposal.request_id)  # fmt: skip
+            again = f"{AGAIN['pt' if lang.startswith('pt') else 'en']} {result.speech}"
+            session.played.clear()
+            asked = await speak(self._engines, [], lang, self._sink(session), fallback=again)
+            asked_again = True
+            await self._wait_played(session)
+            heard = await self._hear_answer(session, "answer")
+            answer = self._answer_of(session, heard)
+        if answer != "yes":
+            _LOGGER.info("proposal %s dropped (%s)", proposal.request_id, answer or "no answer")
+            return _Outcome(proposal, asked, answer, asked_again)
+        receipt, reply = await self._run_proposal(session, proposal)
+        return _Outcome(receipt or proposal, reply, answer, asked_again)
+
+    async def _hear_answer(self, session: _Session, expect: Expect) -> TurnResult | None:
+        """Open the satellite's microphone again and hear its answer (None: none came
+        within ``confirm_timeout_s``)."""
         session.played.clear()
+        if session.answer_turn is not None:
+            await session.answer_turn.close()
         answer_turn = self._new_turn(
             session_id=session.claim.session_id,
             site=session.site,
@@ -435,7 +464,7 @@ class VoiceSessions:
             lang=session.turn.lang,
             items=session.turn.known_items,
             milestones=session.milestones,
-            expect="time" if asks_time else "answer",
+            expect=expect,
         )
         session.answer_turn = answer_turn
         await self._control(
@@ -443,21 +472,25 @@ class VoiceSessions:
         )
         try:
             async with asyncio.timeout(self._settings.confirm_timeout_s):
-                heard = await answer_turn.run(_silent)
+                return await answer_turn.run(_silent)
         except TimeoutError:
-            heard = None
-        if asks_time:
-            return await self._complete_time(session, result, heard)
-        answer = None
-        if heard is not None:
-            answer = heard_answer(
-                heard.transcripts, session.turn.lang, have_verifier=answer_turn.has_verifier
-            )
-        if answer != "yes":
-            _LOGGER.info("proposal %s dropped (%s)", proposal.request_id, answer or "no answer")
-            return _Outcome(proposal, result.speech, answer)
-        receipt, reply = await self._run_proposal(session, proposal)
-        return _Outcome(receipt or proposal, reply, answer)
+            return None
+
+    @staticmethod
+    def _answer_of(session: _Session, heard: TurnResult | None) -> str | None:
+        if heard is None or session.answer_turn is None:
+            return None
+        return heard_answer(
+            heard.transcripts, session.turn.lang, have_verifier=session.answer_turn.has_verifier
+        )
+
+    def _unsure_yes(self, session: _Session, heard: TurnResult) -> bool:
+        """Worth asking once more: allowed, the satellite still there, and only
+        Whisper heard a yes."""
+        if not self._settings.ask_again or session.gone or session.answer_turn is None:
+            return False
+        has_verifier = session.answer_turn.has_verifier
+        return unsure_yes(heard.transcripts, session.turn.lang, have_verifier=has_verifier)
 
     async def _complete_time(
         self, session: _Session, result: TurnResult, heard: TurnResult | None

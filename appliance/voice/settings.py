@@ -23,6 +23,12 @@ class VoiceSettings(BaseModel):
     confirm_timeout_s: float = Field(
         default=8.0, gt=0, description="How long a yes/no answer is waited for."
     )
+    ask_again: bool = Field(
+        default=True,
+        description="A 'yes' only Whisper heard (the verifier heard a no, or no answer) "
+        "is asked about once more instead of dropping the proposal; the second answer "
+        "must be a yes from both engines.",
+    )
     first_audio_target_ms: float | None = Field(
         default=1000.0,
         ge=0,

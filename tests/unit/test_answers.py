@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from appliance.voice.answers import combine, heard_answer, parse_answer
+from appliance.voice.answers import combine, heard_answer, parse_answer, unsure_yes
 
 
 @pytest.mark.parametrize(
@@ -129,3 +129,23 @@ def test_an_answer_turn_is_heard_as_both_engines_read_it() -> None:
     assert heard_answer({**said, "verifier": ""}, "en", have_verifier=True) is None
     # a language without a verifier: Whisper's clear answer (the verifier's text is empty)
     assert heard_answer({**said, "verifier": ""}, "en", have_verifier=False) == "yes"
+
+
+def test_only_a_yes_whisper_alone_heard_is_worth_asking_again() -> None:
+    said = {"whisper": "Yes, go ahead.", "verifier": "cancel that"}
+    # the verifier heard a no, or nothing it knows: ask once more rather than drop
+    assert heard_answer(said, "en", have_verifier=True) == "no"
+    assert unsure_yes(said, "en", have_verifier=True)
+    assert unsure_yes({**said, "verifier": ""}, "en", have_verifier=True)
+    assert unsure_yes({"whisper": "Sim, pode.", "verifier": "cancela"}, "pt", have_verifier=True)
+    # both heard the yes: nothing to ask
+    assert not unsure_yes({**said, "verifier": "yes go ahead"}, "en", have_verifier=True)
+    # Whisper heard a no, or no answer: never asked again, whatever the verifier heard
+    assert not unsure_yes(
+        {"whisper": "No thanks.", "verifier": "go ahead"}, "en", have_verifier=True
+    )
+    assert not unsure_yes({"whisper": "Yeah, no.", "verifier": "yes"}, "en", have_verifier=True)
+    assert not unsure_yes({"whisper": "add milk", "verifier": "yes"}, "en", have_verifier=True)
+    assert not unsure_yes({"whisper": "", "verifier": ""}, "en", have_verifier=True)
+    # without a verifier, Whisper's yes is the answer itself
+    assert not unsure_yes({**said, "verifier": ""}, "en", have_verifier=False)
