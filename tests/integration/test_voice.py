@@ -188,6 +188,50 @@ async def test_a_change_only_one_engine_heard_is_asked_and_runs_on_yes(
             assert report["receipt"]["status"] == "needs_confirmation"
             assert report["answer"] == "no"
             assert report["reply"] == question
+        assert report["asked_again"] is False  # both engines heard the answer alike
+        assert [c.type for c in sat.controls].count("listen") == 1
+
+
+@pytest.mark.parametrize(("second", "runs"), [("yes please", True), ("no", False)])
+async def test_a_yes_only_whisper_heard_is_asked_once_more(
+    voice_node: Node, mosquitto: Mosquitto, second: str, runs: bool
+) -> None:
+    # "uh huh" is heard "uh huh" by Whisper, a yes, and "nah" by the verifier's answer
+    # grammar: the proposal is neither run nor dropped, the question is asked once
+    # more, and the second answer decides by the same rule.
+    command = speech.pad(speech.piper("add tahini to the shopping list", **speech.FIXED), 300, 1500)
+    first = speech.pad(speech.piper("uh huh", **speech.FIXED), 300, 1500)
+    reply = speech.pad(speech.piper(second, **speech.FIXED), 300, 1500)
+    async with ha_client(mosquitto) as ha, satellite(mosquitto) as sat:
+        session_id, asked = await _asked(ha, sat, command)
+        question = (await sat.wait("speak")).text
+        await sat.wait("listen")
+        sat.controls.clear()
+        await sat.stream(session_id, first)
+        again = (await sat.wait("speak")).text
+        assert again == f"Sorry, I didn't catch that. {question}"
+        assert (await ha.command("shopping.list", {}))["items"] == []  # nothing yet
+        await sat.wait("listen")  # after the question was played again
+        await sat.stream(session_id, reply)
+        await sat.wait("end")
+        await ha.wait_for(lambda: _report_of(ha, session_id) is not None)
+        report = _report_of(ha, session_id)
+        assert report is not None
+        assert report["asked_again"] is True
+        await asyncio.sleep(0.5)  # receipts on their way arrive (one that must not, would)
+        items = (await ha.command("shopping.list", {}))["items"]
+        done = [r for r in ha.stream if r["status"] == "success" and r["source"]["kind"] == "voice"]
+        if runs:
+            assert report["answer"] == "yes"
+            assert [r["request_id"] for r in done] == [f"voice-{session_id}-yes"]
+            assert [i["name"] for i in items] == [asked["details"]["proposal"][0]["item"]]
+        else:
+            assert report["answer"] == "no"
+            assert (done, items) == ([], [])
+            assert report["receipt"]["status"] == "needs_confirmation"
+            assert report["reply"] == again
+        # asked once more at most
+        assert [c.type for c in sat.controls].count("listen") == 1
 
 
 @pytest.mark.parametrize(("answer", "at"), [("ten thirty", dt.time(10, 30)), ("no", None)])
