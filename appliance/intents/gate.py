@@ -58,6 +58,31 @@ def is_negated(folded: str, lexicon: Lexicon) -> bool:
     return False
 
 
+_DO_NOT = re.compile(r"(?<![\w'])(?:do|does|did)\s+(?=not(?![\w']))")
+
+
+def without_negation(text: str, lexicon: Lexicon) -> str | None:
+    """``text`` (folded) without its negation words ("don't add milk to the list": "add
+    milk to the list"; "do not" goes whole); None when it has none, or says a phrase
+    exempt from the negation check ("don't forget to"), which is no negation to leave
+    out; None too when it says a negation phrase ("never mind", "I mean"), which calls
+    off or corrects what was said around it rather than saying its opposite."""
+    folded = _folded(text)[1]
+    negation = lexicon.negation
+    if any(p is not None and p.search(folded) for p in (negation.exempt, negation.phrases)):
+        return None
+    folded = _DO_NOT.sub("", folded)
+    kept = [
+        token
+        for token in folded.split()
+        if not (
+            (word := token.strip(",")) in negation.words
+            or any(word.endswith(s) for s in negation.suffixes)
+        )
+    ]
+    return " ".join(kept) if len(kept) < len(folded.split()) else None
+
+
 def prepare(
     text: str, lexicon: Lexicon, *, negated: bool = False, read_exempt: bool = False
 ) -> Utterance | str:

@@ -61,6 +61,7 @@ from typing import Any, Literal, NamedTuple
 from text_to_num import alpha2digit  # type: ignore[import-untyped,unused-ignore]
 
 from appliance.actions.items import UNIT_BY_ALIAS, item_key
+from appliance.intents.gate import NEGATED, without_negation
 from appliance.protocol.commands import READ_ONLY_ACTIONS, Command
 from appliance.protocol.receipts import ASK, ASK_TIME, PART
 from appliance.tts.normalize import speakable
@@ -246,6 +247,10 @@ def decide(
     ``lang``: the turn's language, in which a reading's words are counted as said.
     """
     decision = _decide(primary, verifier, parse, vocabulary, sounds)
+    if decision.decision == "confirm" and _negation_unheard(primary, decision, parse, lang):
+        # "don't add milk to the shopping list", which the verifier's grammar (it has
+        # no "don't add") heard as "oh and add milk ...": refused, never asked about
+        return replace(decision, decision="reject", commands=(), reason=NEGATED)
     if decision.decision == "act" and (asked := _time_asked(decision, primary, verifier, parse)):
         # "add dentist tomorrow morning": what time is asked before anything is added
         details = {**decision.details, ASK: ASK_TIME, **({PART: asked} if asked != "?" else {})}
@@ -411,6 +416,21 @@ def _decide(
         reading=str(details.get("repaired_reading") or primary.text), pauses=pauses,
     )  # fmt: skip
     return GateDecision("confirm", proposal, proposal[0].action, reason, False, {**details, **why})
+
+
+def _negation_unheard(primary: Heard, asked: GateDecision, parse: Parse, lang: str) -> bool:
+    """True if A's reading was refused for a negation word, and says without it exactly
+    what the question would propose: the negation is what the verifier's grammar
+    could not hold ("don't add milk ...", heard "oh and add milk ..."), and the
+    question would offer the very change the user said not to make. A reading that
+    says something else without its negation ("and don't milk ..." for "add oat
+    milk ...") is still asked about."""
+    from appliance.intents.lexicon import load_lexicon
+
+    if not primary.usable or getattr(parse(primary.text), "reason", None) != NEGATED:
+        return False
+    positive = without_negation(primary.text, load_lexicon(lang))
+    return positive is not None and same_commands(commands_of(parse(positive)), asked.commands)
 
 
 def _asked_about(
