@@ -1,8 +1,8 @@
 """Yes/no answers to a confirmation question, English and Brazilian Portuguese.
 
 An answer counts as "yes" only when both engines heard yes; "no" from either engine
-drops the proposal (doing nothing is always safe). A "yes" only Whisper heard is
-asked about once more (``unsure_yes``) rather than dropped.
+drops the proposal (doing nothing is always safe). A "yes" only Whisper heard, or a
+"what?", has the question asked once more (``ask_again``) rather than dropped.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ _YES = {
         "sure thing", "that's correct", "sounds good", "all right", "alright", "go for it",
         "why not", "sure why not", "ok do it", "okay do it", "ok go ahead", "okay go ahead",
         "perfect", "great", "that's it", "that is it", "that is correct", "that's fine", "fine",
-        "mm hmm", "mhm", "go on", "yes i do",
+        "uh huh", "mm hmm", "mhm", "go on", "yes i do",
         # the request's own verb: "add it", "go ahead and add it"
         "add it", "please add it", "go ahead and add it", "put it on", "put it on the list",
         "do that", "sounds right", "that's what i said", "i do",
@@ -43,7 +43,7 @@ _NO = {
         "nevermind", "stop", "don't", "do not", "wrong", "that's wrong", "negative", "forget it",
         "not really", "no way", "not now", "please don't", "please do not",
         "absolutely not", "definitely not", "of course not", "not at all", "not that",
-        "not that one", "don't add it", "do not add it", "skip it", "leave it",
+        "not that one", "don't add it", "do not add it", "skip it", "leave it", "uh-uh",
     ),
     "pt": (
         "nao", "nao obrigado", "nao obrigada", "cancela", "cancelar", "deixa pra la", "esquece",
@@ -81,15 +81,42 @@ seven answers by espeak-ng's two voices, 2 of 14 read as the time said, as with 
 requests, against none with the command words (Whisper base hears little of that voice)."""
 
 AGAIN = {"en": "Sorry, I didn't catch that.", "pt": "Desculpe, não entendi."}
-"""Said before the question when it is asked once more (``unsure_yes``)."""
+"""Said before the question when it is asked once more for a yes only Whisper heard
+(``unsure_yes``); a question asked for again (``repeat``) is just said again."""
+
+_REPEAT = {
+    "en": (
+        "what", "huh", "sorry", "pardon", "pardon me", "excuse me", "come again",
+        "say that again", "say again", "say it again", "what did you say", "what was that",
+        "what do you mean",
+        "repeat", "repeat that", "can you repeat that", "could you repeat that",
+        "i didn't hear you", "i didn't catch that", "i didn't get that", "one more time",
+    ),
+    "pt": (
+        "o que", "que", "como", "hein", "oi", "desculpa", "desculpe", "perdão", "pode repetir",
+        "repete", "repita", "fala de novo", "de novo", "como é", "o que você disse",
+        "não entendi", "não ouvi", "não escutei",
+    ),
+}  # fmt: skip
+"""What asks for the question again rather than answering it ("what?", "sorry?",
+"hein?")."""
 
 _FILLER = re.compile(r"\b(uh|um|er|hmm|well|oh|ah|é|ah|hã|bom)\b")
 _PUNCT = re.compile(r"[^\w\s']")
+_SOUNDS = (
+    (re.compile(r"\b(?:uh[- ]?huh|uh[- ]hum|mm[- ]?hmm?|mhm|mm[- ]hm)\b"), " uhhuh "),
+    (re.compile(r"\buh-uh\b"), " uhuh "),
+)
+"""The sounds that answer, kept whole before fillers go: "uh-huh" is yes, where "huh"
+alone asks what was said; "uh-uh" (written with its hyphen) is no, where "uh, uh"
+is a pause."""
 
 
 def _fold(text: str) -> str:
     text = unicodedata.normalize("NFKD", text.casefold())
     text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    for sound, token in _SOUNDS:
+        text = sound.sub(token, text)
     text = _PUNCT.sub(" ", text)
     text = _FILLER.sub(" ", text)
     words = text.split()
@@ -100,6 +127,7 @@ def _fold(text: str) -> str:
 _YES_FOLDED = {lang: frozenset(_fold(p) for p in phrases) for lang, phrases in _YES.items()}
 _NO_FOLDED = {lang: frozenset(_fold(p) for p in phrases) for lang, phrases in _NO.items()}
 _COURTESY_FOLDED = {lang: frozenset(_fold(p) for p in words) for lang, words in _COURTESY.items()}
+_REPEAT_FOLDED = {lang: frozenset(_fold(p) for p in phrases) for lang, phrases in _REPEAT.items()}
 
 
 def _phrases_of(folded: str, known: frozenset[str]) -> list[str] | None:
@@ -171,6 +199,30 @@ def combine(
         return "no"
     if primary == "yes" and (verifier == "yes" or not have_verifier):
         return "yes"
+    return None
+
+
+def asks_to_repeat(text: str, lang: str) -> bool:
+    """True if ``text`` asks for the question again ("what?", "sorry, what was that?",
+    "hein?", "não entendi") instead of answering it."""
+    folded = _fold(text)
+    key = "pt" if lang.startswith("pt") else "en"
+    repeat, courtesy = _REPEAT_FOLDED[key], _COURTESY_FOLDED[key]
+    said = _phrases_of(folded, repeat | courtesy) if folded else None
+    return said is not None and any(p in repeat for p in said)
+
+
+Again = Literal["unsure_yes", "repeat"]
+
+
+def ask_again(transcripts: Mapping[str, str], lang: str, *, have_verifier: bool) -> Again | None:
+    """Why the question is worth asking once more rather than dropping the proposal:
+    Whisper heard the user ask for it again (``repeat``), or heard a yes the verifier
+    did not (``unsure_yes``); None when the answer stands as heard."""
+    if asks_to_repeat(transcripts["whisper"], lang):
+        return "repeat"
+    if unsure_yes(transcripts, lang, have_verifier=have_verifier):
+        return "unsure_yes"
     return None
 
 

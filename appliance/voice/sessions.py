@@ -41,7 +41,7 @@ from appliance.protocol.voice import (
     WakeClaim,
     parse_topic,
 )
-from appliance.voice.answers import AGAIN, heard_answer, parse_answer, unsure_yes
+from appliance.voice.answers import AGAIN, Again, ask_again, heard_answer, parse_answer
 from appliance.voice.settings import VoiceSettings
 from appliance.voice.turn import (
     Engines,
@@ -83,8 +83,8 @@ class _Outcome:
     receipt: Receipt | None
     reply: str
     answer: str | None = None
-    asked_again: bool = False
-    """The question was asked once more (only Whisper heard a yes)."""
+    asked_again: Again | None = None
+    """Why the question was asked once more (``answers.ask_again``), if it was."""
 
 
 KnownItems = Callable[[], Awaitable[Sequence[str]]]
@@ -427,29 +427,31 @@ class VoiceSessions:
 
     async def _confirm(self, session: _Session, result: TurnResult) -> _Outcome:
         """Ask again, hear a yes/no (or the time asked for) through both engines, then
-        run or drop. A yes only Whisper heard asks once more (``voice.ask_again``)."""
+        run or drop. A yes only Whisper heard, or a "what?", asks once more
+        (``voice.ask_again``)."""
         proposal, lang = result.receipts[0], session.turn.lang
         asks_time = proposal.details.get(ASK) == ASK_TIME
         heard = await self._hear_answer(session, "time" if asks_time else "answer")
         if asks_time:
             return await self._complete_time(session, result, heard)
         answer = self._answer_of(session, heard)
-        asked, asked_again = result.speech, False
-        if answer != "yes" and heard is not None and self._unsure_yes(session, heard):
-            _LOGGER.info("proposal %s: only Whisper heard a yes; asking again",
-                         proposal.request_id)  # fmt: skip
-            again = f"{AGAIN['pt' if lang.startswith('pt') else 'en']} {result.speech}"
+        asked = result.speech
+        why = self._ask_again(session, heard) if answer != "yes" else None
+        if why is not None:
+            _LOGGER.info("proposal %s: asking again (%s)", proposal.request_id, why)
+            again = result.speech  # after a "what?", the question as it was
+            if why == "unsure_yes":
+                again = f"{AGAIN['pt' if lang.startswith('pt') else 'en']} {again}"
             session.played.clear()
             asked = await speak(self._engines, [], lang, self._sink(session), fallback=again)
-            asked_again = True
             await self._wait_played(session)
             heard = await self._hear_answer(session, "answer")
             answer = self._answer_of(session, heard)
         if answer != "yes":
             _LOGGER.info("proposal %s dropped (%s)", proposal.request_id, answer or "no answer")
-            return _Outcome(proposal, asked, answer, asked_again)
+            return _Outcome(proposal, asked, answer, why)
         receipt, reply = await self._run_proposal(session, proposal)
-        return _Outcome(receipt or proposal, reply, answer, asked_again)
+        return _Outcome(receipt or proposal, reply, answer, why)
 
     async def _hear_answer(self, session: _Session, expect: Expect) -> TurnResult | None:
         """Open the satellite's microphone again and hear its answer (None: none came
@@ -484,13 +486,13 @@ class VoiceSessions:
             heard.transcripts, session.turn.lang, have_verifier=session.answer_turn.has_verifier
         )
 
-    def _unsure_yes(self, session: _Session, heard: TurnResult) -> bool:
-        """Worth asking once more: allowed, the satellite still there, and only
-        Whisper heard a yes."""
-        if not self._settings.ask_again or session.gone or session.answer_turn is None:
-            return False
-        has_verifier = session.answer_turn.has_verifier
-        return unsure_yes(heard.transcripts, session.turn.lang, have_verifier=has_verifier)
+    def _ask_again(self, session: _Session, heard: TurnResult | None) -> Again | None:
+        """Why the question is asked once more (``answers.ask_again``); None when it is
+        not: not allowed, the satellite gone, or the answer stands as heard."""
+        turn = session.answer_turn
+        if heard is None or turn is None or session.gone or not self._settings.ask_again:
+            return None
+        return ask_again(heard.transcripts, session.turn.lang, have_verifier=turn.has_verifier)
 
     async def _complete_time(
         self, session: _Session, result: TurnResult, heard: TurnResult | None

@@ -25,9 +25,9 @@ class VoiceSettings(BaseModel):
     )
     ask_again: bool = Field(
         default=True,
-        description="A 'yes' only Whisper heard (the verifier heard a no, or no answer) "
-        "is asked about once more instead of dropping the proposal; the second answer "
-        "must be a yes from both engines.",
+        description="Ask the question once more, rather than drop the proposal, when the "
+        "answer asks for it ('what?') or only Whisper heard a 'yes' (the verifier heard a "
+        "no, or no answer); the second answer must be a yes from both engines.",
     )
     first_audio_target_ms: float | None = Field(
         default=1000.0,

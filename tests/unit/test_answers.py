@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from appliance.voice.answers import combine, heard_answer, parse_answer, unsure_yes
+from appliance.voice.answers import (
+    ask_again,
+    asks_to_repeat,
+    combine,
+    heard_answer,
+    parse_answer,
+    unsure_yes,
+)
 
 
 @pytest.mark.parametrize(
@@ -149,3 +156,70 @@ def test_only_a_yes_whisper_alone_heard_is_worth_asking_again() -> None:
     assert not unsure_yes({"whisper": "", "verifier": ""}, "en", have_verifier=True)
     # without a verifier, Whisper's yes is the answer itself
     assert not unsure_yes({**said, "verifier": ""}, "en", have_verifier=False)
+
+
+@pytest.mark.parametrize(
+    ("text", "answer"),
+    [
+        ("Uh-huh.", "yes"),
+        ("uh huh", "yes"),
+        ("Mm-hmm.", "yes"),
+        ("mhm", "yes"),
+        ("Uh-uh.", "no"),
+        # "huh?" asks what was said: no yes, whatever "uh-huh" folds to
+        ("Huh?", None),
+        ("huh", None),
+        # a pause before an answer is no "uh-uh"
+        ("Uh, uh, yes.", "yes"),
+    ],
+)
+def test_sounds_that_answer_and_sounds_that_do_not(text: str, answer: str | None) -> None:
+    assert parse_answer(text, "en") == answer
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [
+        ("What?", "en"),
+        ("Huh?", "en"),
+        ("Sorry?", "en"),
+        ("Sorry, what was that?", "en"),
+        ("Could you repeat that, please?", "en"),
+        ("I didn't catch that.", "en"),
+        ("Hein?", "pt"),
+        ("O quê?", "pt"),
+        ("Não entendi.", "pt"),
+        ("Pode repetir, por favor?", "pt"),
+    ],
+)
+def test_asking_for_the_question_again(text: str, lang: str) -> None:
+    assert asks_to_repeat(text, lang)
+    said = {"whisper": text, "verifier": "no"}
+    assert ask_again(said, lang, have_verifier=True) == "repeat"
+    # it is no yes, whatever the verifier heard: the question is said again
+    assert heard_answer({**said, "verifier": "yes"}, lang, have_verifier=True) != "yes"
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [
+        ("yes", "en"),
+        ("no", "en"),
+        ("what milk", "en"),
+        ("add milk", "en"),
+        ("sim", "pt"),
+        ("", "en"),
+    ],
+)
+def test_answers_and_other_words_do_not_ask_for_the_question_again(text: str, lang: str) -> None:
+    assert not asks_to_repeat(text, lang)
+
+
+def test_why_a_question_is_asked_again() -> None:
+    for whisper in ("yes", "Uh-huh."):  # the verifier's grammar hears "uh-huh" as "nah"
+        said = {"whisper": whisper, "verifier": "nah"}
+        assert ask_again(said, "en", have_verifier=True) == "unsure_yes"
+    assert ask_again({"whisper": "What?", "verifier": ""}, "en", have_verifier=False) == "repeat"
+    for whisper, verifier in (("yes", "yes"), ("no", "yes"), ("add milk", "yes"), ("", "")):
+        said = {"whisper": whisper, "verifier": verifier}
+        assert ask_again(said, "en", have_verifier=True) is None
