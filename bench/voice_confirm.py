@@ -10,9 +10,9 @@ and combined as the node does (``voice.answers.heard_answer``: both must say yes
 
 - ``at_once``: acted on exactly what was said;
 - ``after_yes``: asked exactly what was said, and the "yes" was heard;
-- ``after_again``: as ``after_yes``, but only Whisper heard the first "yes", so the
-  node asked once more (``voice.ask_again``), and the second "yes" (the next
-  phrasing) was heard by both;
+- ``after_again``: as ``after_yes``, but only Whisper heard the first "yes" (or heard
+  it as "what?"), so the node asked once more (``voice.ask_again``), and the second
+  "yes" (the next phrasing) was heard by both;
 - ``yes_lost``: asked exactly what was said, the "yes" not heard (nothing done);
 - ``asked_otherwise``: asked something else, answered "no";
 - ``not_done``: neither acted nor asked (refused, taken for chatter, nothing heard);
@@ -65,7 +65,7 @@ async def _run(limit: int | None) -> dict[str, Any]:
     from appliance.protocol.receipts import ASK, ASK_TIME
     from appliance.protocol.topics import Topics
     from appliance.settings import Settings
-    from appliance.voice.answers import heard_answer, unsure_yes
+    from appliance.voice.answers import ask_again, heard_answer
     from appliance.voice.engines import load_engines
     from appliance.voice.replay import offline_verifier
     from appliance.voice.turn import VoiceTurn
@@ -97,13 +97,13 @@ async def _run(limit: int | None) -> dict[str, Any]:
                 said: bytes, noisy: Callable[[bytes], bytes]
             ) -> tuple[str | None, bool]:
                 """The answer heard as the node hears it, and whether the node would
-                ask once more (``voice.answers.unsure_yes``)."""
+                ask once more (``voice.answers.ask_again``)."""
                 heard_turn = await turn("answer")
                 heard = await voice.hear(heard_turn, noisy(speech.pad(said, 300, 1200)))
                 has_verifier = heard_turn.has_verifier
                 return (
                     heard_answer(heard.transcripts, "en", have_verifier=has_verifier),
-                    unsure_yes(heard.transcripts, "en", have_verifier=has_verifier),
+                    ask_again(heard.transcripts, "en", have_verifier=has_verifier) is not None,
                 )
 
             cases = itertools.product(VOICES, CONDITIONS, voice.COMMANDS)
@@ -132,7 +132,7 @@ async def _run(limit: int | None) -> dict[str, Any]:
                         replies = yes if proposed == truth else no
                         said = [next(replies)]
                         answer, again = await hear_answer(say(said[0]), noisy)
-                        if again:  # only Whisper heard a yes: asked once more
+                        if again:  # only Whisper heard a yes, or heard "what?": asked again
                             said.append(next(replies))
                             answer, _ = await hear_answer(say(said[1]), noisy)
                         reply = " / ".join(said)
