@@ -212,7 +212,9 @@ def asks_to_repeat(text: str, lang: str) -> bool:
     return said is not None and any(p in repeat for p in said)
 
 
-Again = Literal["unsure_yes", "repeat"]
+Again = Literal["repeat", "unsure_yes", "unsure_time"]
+"""Why a question is asked once more: the user asked for it ("what?"), or only
+Whisper heard a yes, or (to "what time...?") a time."""
 
 
 def ask_again(transcripts: Mapping[str, str], lang: str, *, have_verifier: bool) -> Again | None:

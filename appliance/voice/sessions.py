@@ -87,6 +87,18 @@ class _Outcome:
     """Why the question was asked once more (``answers.ask_again``), if it was."""
 
 
+@dataclass
+class _Answer:
+    """What an answer to a question says: ``said`` for the report (``yes``, ``no``,
+    ``HH:MM`` or None); whether the proposal ``runs``, completed as ``commands`` (a
+    time asked for) or as proposed (None); ``whisper_only``: only Whisper heard a time."""
+
+    said: str | None
+    commands: list[dict[str, Any]] | None = None
+    runs: bool = False
+    whisper_only: bool = False
+
+
 KnownItems = Callable[[], Awaitable[Sequence[str]]]
 
 
@@ -426,32 +438,33 @@ class VoiceSessions:
         await self._publish(topic, json.dumps(report).encode(), qos=0)
 
     async def _confirm(self, session: _Session, result: TurnResult) -> _Outcome:
-        """Ask again, hear a yes/no (or the time asked for) through both engines, then
-        run or drop. A yes only Whisper heard, or a "what?", asks once more
+        """Hear the answer to the turn's question (a yes/no, or the time asked for)
+        through both engines, then run or drop what it proposed. The question is asked
+        once more when the answer asks for it ("what?") or only Whisper heard one
         (``voice.ask_again``)."""
         proposal, lang = result.receipts[0], session.turn.lang
-        asks_time = proposal.details.get(ASK) == ASK_TIME
-        heard = await self._hear_answer(session, "time" if asks_time else "answer")
-        if asks_time:
-            return await self._complete_time(session, result, heard)
-        answer = self._answer_of(session, heard)
-        asked = result.speech
-        why = self._ask_again(session, heard) if answer != "yes" else None
+        expect: Expect = "time" if proposal.details.get(ASK) == ASK_TIME else "answer"
+        heard = await self._hear_answer(session, expect)
+        answer = self._read_answer(session, proposal, heard)
+        asked, why = result.speech, None
+        if not answer.runs and heard is not None:
+            why = self._ask_again(session, heard, answer)
         if why is not None:
             _LOGGER.info("proposal %s: asking again (%s)", proposal.request_id, why)
             again = result.speech  # after a "what?", the question as it was
-            if why == "unsure_yes":
+            if why != "repeat":
                 again = f"{AGAIN['pt' if lang.startswith('pt') else 'en']} {again}"
             session.played.clear()
             asked = await speak(self._engines, [], lang, self._sink(session), fallback=again)
             await self._wait_played(session)
-            heard = await self._hear_answer(session, "answer")
-            answer = self._answer_of(session, heard)
-        if answer != "yes":
-            _LOGGER.info("proposal %s dropped (%s)", proposal.request_id, answer or "no answer")
-            return _Outcome(proposal, asked, answer, why)
-        receipt, reply = await self._run_proposal(session, proposal)
-        return _Outcome(receipt or proposal, reply, answer, why)
+            heard = await self._hear_answer(session, expect)
+            answer = self._read_answer(session, proposal, heard)
+        if not answer.runs:
+            _LOGGER.info("proposal %s dropped (%s)", proposal.request_id,
+                         answer.said or "no answer heard by both engines")  # fmt: skip
+            return _Outcome(proposal, asked, answer.said, why)
+        receipt, reply = await self._run_proposal(session, proposal, answer.commands)
+        return _Outcome(receipt or proposal, reply, answer.said, why)
 
     async def _hear_answer(self, session: _Session, expect: Expect) -> TurnResult | None:
         """Open the satellite's microphone again and hear its answer (None: none came
@@ -478,53 +491,47 @@ class VoiceSessions:
         except TimeoutError:
             return None
 
-    @staticmethod
-    def _answer_of(session: _Session, heard: TurnResult | None) -> str | None:
-        if heard is None or session.answer_turn is None:
-            return None
-        return heard_answer(
-            heard.transcripts, session.turn.lang, have_verifier=session.answer_turn.has_verifier
-        )
-
-    def _ask_again(self, session: _Session, heard: TurnResult | None) -> Again | None:
-        """Why the question is asked once more (``answers.ask_again``); None when it is
-        not: not allowed, the satellite gone, or the answer stands as heard."""
+    def _read_answer(
+        self, session: _Session, proposal: Receipt, heard: TurnResult | None
+    ) -> _Answer:
+        """What the answer turn ``heard`` says of ``proposal``: a yes from both engines
+        runs it; the same time of day from both completes an entry asked "what
+        time...?" (the part of the day said reads the hour), which then runs; a no
+        from either, silence, or anything else drops it."""
         turn = session.answer_turn
-        if heard is None or turn is None or session.gone or not self._settings.ask_again:
-            return None
-        return ask_again(heard.transcripts, session.turn.lang, have_verifier=turn.has_verifier)
-
-    async def _complete_time(
-        self, session: _Session, result: TurnResult, heard: TurnResult | None
-    ) -> _Outcome:
-        """The answer to "what time...?": the same time of day from both engines
-        completes the proposed entry, which then runs; a no, silence, or two times
-        that differ drop it."""
-        proposal, lang = result.receipts[0], session.turn.lang
+        if heard is None or turn is None:
+            return _Answer(None)
+        lang, transcripts = session.turn.lang, heard.transcripts
+        if proposal.details.get(ASK) != ASK_TIME:
+            said = heard_answer(transcripts, lang, have_verifier=turn.has_verifier)
+            return _Answer(said, runs=said == "yes")
+        texts = [transcripts["whisper"], *([transcripts["verifier"]] if turn.has_verifier else [])]
         raw = proposal.details.get("proposal", [])
-        texts = []
-        if heard is not None:
-            texts.append(heard.transcripts["whisper"])
-            if session.answer_turn is not None and session.answer_turn.has_verifier:
-                texts.append(heard.transcripts["verifier"])
-        answer: str | None = None
-        start: dt.datetime | None = None
-        if any(parse_answer(text, lang) == "no" for text in texts):
-            answer = "no"
-        elif texts and len(raw) == 1 and self._engines.answered_time is not None:
-            part = proposal.details.get(PART)
-            key = "new_start" if "new_start" in raw[0] else "start"  # a move, an entry
-            day = dt.date.fromisoformat(str(raw[0].get(key, ""))[:10])
-            starts = {self._engines.answered_time(t, lang, day, part) for t in texts}
-            start = starts.pop() if len(starts) == 1 else None
-            answer = start.strftime("%H:%M") if start is not None else None
-        if start is None:
-            _LOGGER.info("proposal %s dropped (%s)", proposal.request_id,
-                         answer or "no time heard by both engines")  # fmt: skip
-            return _Outcome(proposal, result.speech, answer)
-        completed = [{**raw[0], key: start.isoformat()}]
-        receipt, reply = await self._run_proposal(session, proposal, completed)
-        return _Outcome(receipt or proposal, reply, answer)
+        if parse_answer(texts[0], lang) == "no":
+            return _Answer("no")
+        if len(raw) != 1 or self._engines.answered_time is None:
+            return _Answer(None)
+        key = "new_start" if "new_start" in raw[0] else "start"  # a move, an entry
+        day = dt.date.fromisoformat(str(raw[0].get(key, ""))[:10])
+        part = proposal.details.get(PART)
+        starts = [self._engines.answered_time(text, lang, day, part) for text in texts]
+        said_no = any(parse_answer(text, lang) == "no" for text in texts[1:])
+        if said_no or starts[0] is None or len(set(starts)) != 1:
+            # the verifier's no, or another time, against a time Whisper heard: unsure
+            return _Answer("no" if said_no else None, whisper_only=starts[0] is not None)
+        start = starts[0]
+        return _Answer(start.strftime("%H:%M"), [{**raw[0], key: start.isoformat()}], runs=True)
+
+    def _ask_again(self, session: _Session, heard: TurnResult, answer: _Answer) -> Again | None:
+        """Why the question is asked once more (``answers.ask_again``; for "what
+        time...?", a time only Whisper heard: ``unsure_time``); None when it is not:
+        not allowed, the satellite gone, or the answer stands as heard."""
+        turn = session.answer_turn
+        if turn is None or session.gone or not self._settings.ask_again:
+            return None
+        lang = session.turn.lang
+        why = ask_again(heard.transcripts, lang, have_verifier=turn.has_verifier)
+        return "unsure_time" if answer.whisper_only and why != "repeat" else why
 
     async def _run_proposal(
         self,

@@ -273,6 +273,36 @@ async def test_a_part_of_the_day_without_a_time_is_asked_what_time(
             assert events == []
 
 
+async def test_what_time_is_asked_once_more_after_a_what(
+    voice_node: Node, mosquitto: Mosquitto
+) -> None:
+    command = speech.pad(
+        speech.piper("add the dentist tomorrow morning", **speech.FIXED), 300, 1500
+    )
+    what = speech.pad(speech.piper("what?", **speech.FIXED), 300, 1500)
+    reply = speech.pad(speech.piper("ten thirty", **speech.FIXED), 300, 1500)
+    tomorrow = dt.datetime.now(dt.UTC).date() + dt.timedelta(days=1)  # the engines' zone
+    async with ha_client(mosquitto) as ha, satellite(mosquitto) as sat:
+        session_id, asked = await _asked(ha, sat, command)
+        assert asked["details"]["ask"] == "time"
+        question = (await sat.wait("speak")).text
+        await sat.wait("listen")
+        sat.controls.clear()
+        await sat.stream(session_id, what)
+        assert (await sat.wait("speak")).text == question  # said again as it was
+        await sat.wait("listen")
+        await sat.stream(session_id, reply)
+        await sat.wait("end")
+        await ha.wait_for(lambda: _report_of(ha, session_id) is not None)
+        report = _report_of(ha, session_id)
+        assert report is not None
+        assert (report["asked_again"], report["answer"]) == ("repeat", "10:30"), report
+        events = (await ha.command("agenda.list", {"range": "week"}))["events"]
+        assert [e["title"] for e in events] == ["dentist"]
+        start = dt.datetime.fromisoformat(events[0]["start"])
+        assert start == dt.datetime.combine(tomorrow, dt.time(10, 30), tzinfo=dt.UTC)
+
+
 async def test_a_move_to_a_part_of_the_day_is_asked_what_time(
     voice_node: Node, mosquitto: Mosquitto
 ) -> None:
