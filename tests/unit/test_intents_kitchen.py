@@ -45,6 +45,10 @@ def parser() -> IntentParser:
         ("I need you to add milk", "en", "milk"),
         ("put milk down on the list", "en", "milk"),
         ("write eggs down", "en", "eggs"),
+        # when, said with no day: no part of the item
+        ("we should get a new kettle someday", "en", "new kettle"),
+        ("add batteries eventually", "en", "batteries"),
+        ("put coffee on the list for next time", "en", "coffee"),
         ("preciso de pão", "pt", "pão"),
         ("ah, e coloca cenoura na lista", "pt", "cenoura"),
         ("acho que precisamos de ovos", "pt", "ovos"),
