@@ -18,7 +18,10 @@ class VoiceSettings(BaseModel):
         description="Wake claims this close together compete; the best score wins.",
     )
     session_timeout_s: float = Field(
-        default=30.0, gt=0, description="Longest a session may last, answer included."
+        default=45.0,
+        gt=0,
+        description="Longest a session may last, answers included (a question asked once "
+        "more, each answer waited for up to confirm_timeout_s).",
     )
     confirm_timeout_s: float = Field(
         default=8.0, gt=0, description="How long a yes/no answer is waited for."
