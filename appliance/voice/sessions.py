@@ -377,13 +377,16 @@ class VoiceSessions:
                 if result.decision == "confirm" and result.receipts:
                     outcome = await self._confirm(session, result)
                 await session.turn.published()
+            beat.cancel()  # no "working" after the session's last word
             await self._control(site, Control(type="end", session_id=sid))
             if result is not None:
                 await self._report(session, result, outcome)
         except TimeoutError:
+            beat.cancel()
             _LOGGER.warning("session %s at %s timed out", sid, site)
             await self._control(site, Control(type="stop", session_id=sid, reason="timeout"))
         except asyncio.CancelledError:
+            beat.cancel()
             await self._control(site, Control(type="stop", session_id=sid, reason="stopped"))
         finally:
             beat.cancel()
