@@ -77,7 +77,8 @@ LAST_RECEIPT_ATTRIBUTES_TEMPLATE: Final = (
     "{% set r = value_json.get('receipt') or {} %}"
     "{{ {'action': r.get('action'), 'request_id': r.get('request_id'),"
     " 'reason': r.get('reason'), 'reply': value_json.get('reply'),"
-    " 'decision': value_json.get('decision'), 'answer': value_json.get('answer')}"
+    " 'decision': value_json.get('decision'), 'answer': value_json.get('answer'),"
+    " 'asked_again': value_json.get('asked_again')}"
     " | to_json }}"
 )
 

@@ -201,6 +201,7 @@ def _report(**changes: Any) -> str:
         },
         "reply": "Added milk.",
         "answer": None,
+        "asked_again": None,
         "milestones_ms": {"wake_claim": 0.0},
     }
     report.update(changes)
@@ -234,6 +235,7 @@ def test_last_receipt() -> None:
         "reply": "Added milk.",
         "decision": "act",
         "answer": None,
+        "asked_again": None,
     }
     asked = _report(
         receipt={
@@ -243,7 +245,9 @@ def test_last_receipt() -> None:
             "reason": "verifier_disagrees",
         },
         answer="no",
+        asked_again="unsure_yes",
     )
     assert _render(LAST_RECEIPT_VALUE_TEMPLATE, asked) == "needs_confirmation"
-    assert json.loads(_render(LAST_RECEIPT_ATTRIBUTES_TEMPLATE, asked))["answer"] == "no"
+    attributes = json.loads(_render(LAST_RECEIPT_ATTRIBUTES_TEMPLATE, asked))
+    assert (attributes["answer"], attributes["asked_again"]) == ("no", "unsure_yes")
     assert _render(LAST_RECEIPT_VALUE_TEMPLATE, _report(receipt=None)) == "None"
