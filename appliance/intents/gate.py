@@ -51,11 +51,13 @@ def is_negated(folded: str, lexicon: Lexicon) -> bool:
     negation = lexicon.negation
     if negation.phrases is not None and negation.phrases.search(folded):
         return True
-    for token in folded.split():
-        word = token.strip(",")
-        if word in negation.words or any(word.endswith(s) for s in negation.suffixes):
-            return True
-    return False
+    return any(_negation_word(token, lexicon) for token in folded.split())
+
+
+def _negation_word(token: str, lexicon: Lexicon) -> bool:
+    """True if a folded word (a comma after it aside) is a negation: "not", "don't"."""
+    word, negation = token.strip(","), lexicon.negation
+    return word in negation.words or any(word.endswith(s) for s in negation.suffixes)
 
 
 _DO_NOT = re.compile(r"(?<![\w'])(?:do|does|did)\s+(?=not(?![\w']))")
@@ -72,14 +74,7 @@ def without_negation(text: str, lexicon: Lexicon) -> str | None:
     if any(p is not None and p.search(folded) for p in (negation.exempt, negation.phrases)):
         return None
     folded = _DO_NOT.sub("", folded)
-    kept = [
-        token
-        for token in folded.split()
-        if not (
-            (word := token.strip(",")) in negation.words
-            or any(word.endswith(s) for s in negation.suffixes)
-        )
-    ]
+    kept = [token for token in folded.split() if not _negation_word(token, lexicon)]
     return " ".join(kept) if len(kept) < len(folded.split()) else None
 
 

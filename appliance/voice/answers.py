@@ -80,9 +80,9 @@ once given (with those, Whisper wrote "930", which is no time). The Portuguese w
 seven answers by espeak-ng's two voices, 2 of 14 read as the time said, as with the
 requests, against none with the command words (Whisper base hears little of that voice)."""
 
-AGAIN = {"en": "Sorry, I didn't catch that.", "pt": "Desculpe, não entendi."}
-"""Said before the question when it is asked once more for a yes only Whisper heard
-(``unsure_yes``); a question asked for again (``repeat``) is just said again."""
+_AGAIN = {"en": "Sorry, I didn't catch that.", "pt": "Desculpe, não entendi."}
+"""Said before the question when it is asked once more for an answer only Whisper
+heard; a question asked for again (``repeat``) is just said again."""
 
 _REPEAT = {
     "en": (
@@ -226,6 +226,13 @@ def ask_again(transcripts: Mapping[str, str], lang: str, *, have_verifier: bool)
     if unsure_yes(transcripts, lang, have_verifier=have_verifier):
         return "unsure_yes"
     return None
+
+
+def question_again(question: str, why: Again, lang: str) -> str:
+    """What is said to ask ``question`` once more, ``why`` (``ask_again``)."""
+    if why == "repeat":  # "what?": the question as it was
+        return question
+    return f"{_AGAIN['pt' if lang.startswith('pt') else 'en']} {question}"
 
 
 def unsure_yes(transcripts: Mapping[str, str], lang: str, *, have_verifier: bool) -> bool:

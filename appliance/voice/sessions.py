@@ -41,7 +41,13 @@ from appliance.protocol.voice import (
     WakeClaim,
     parse_topic,
 )
-from appliance.voice.answers import AGAIN, Again, ask_again, heard_answer, parse_answer
+from appliance.voice.answers import (
+    Again,
+    ask_again,
+    heard_answer,
+    parse_answer,
+    question_again,
+)
 from appliance.voice.settings import VoiceSettings
 from appliance.voice.turn import (
     Engines,
@@ -454,9 +460,7 @@ class VoiceSessions:
             why = self._ask_again(session, heard, answer)
         if why is not None:
             _LOGGER.info("proposal %s: asking again (%s)", proposal.request_id, why)
-            again = result.speech  # after a "what?", the question as it was
-            if why != "repeat":
-                again = f"{AGAIN['pt' if lang.startswith('pt') else 'en']} {again}"
+            again = question_again(result.speech, why, lang)
             session.played.clear()
             asked = await speak(self._engines, [], lang, self._sink(session), fallback=again)
             await self._wait_played(session)

@@ -10,6 +10,7 @@ from appliance.voice.answers import (
     combine,
     heard_answer,
     parse_answer,
+    question_again,
     unsure_yes,
 )
 
@@ -223,3 +224,12 @@ def test_why_a_question_is_asked_again() -> None:
     for whisper, verifier in (("yes", "yes"), ("no", "yes"), ("add milk", "yes"), ("", "")):
         said = {"whisper": whisper, "verifier": verifier}
         assert ask_again(said, "en", have_verifier=True) is None
+
+
+def test_what_is_said_to_ask_a_question_again() -> None:
+    asked = "Did you want to add tahini?"
+    assert question_again(asked, "repeat", "en") == asked
+    assert question_again(asked, "unsure_yes", "en") == f"Sorry, I didn't catch that. {asked}"
+    assert question_again("Quer pôr ovos?", "unsure_time", "pt-BR") == (
+        "Desculpe, não entendi. Quer pôr ovos?"
+    )
