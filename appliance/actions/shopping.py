@@ -6,6 +6,12 @@ Adding an item that is already open (policy, see docs/mqtt-api.md):
   (``success``, ``details.merged``), "2 l milk" + "1 l milk" is "3 l milk";
 - with a quantity in another unit: ``no_change`` (reason ``unit_conflict``).
 Adding an item that was checked off reopens it with the new quantity.
+
+Setting an item's quantity ("make that three apples") replaces its quantity and unit,
+whatever they were. Said without a unit, the item keeps its own ("2 l milk" set to 3
+is "3 l milk"), but a dozen ("1 dozen eggs" set to 6 is 6 eggs). ``no_change``
+(reason ``same_quantity``) when it already has them, ``not_found`` when it is not on
+the list. A checked-off item stays checked off.
 """
 
 from __future__ import annotations
@@ -19,10 +25,14 @@ from appliance.protocol.commands import (
     ShoppingComplete,
     ShoppingList,
     ShoppingRemove,
+    ShoppingSetQuantity,
     ShoppingUncomplete,
 )
 from appliance.protocol.receipts import ReceiptItem
 from appliance.store import shopping as repo
+
+_COUNTED = "dozen"
+"""A unit that counts, not measures: "make that six eggs" is six, not six dozen."""
 
 
 def _receipt_item(
@@ -78,6 +88,26 @@ async def add(ctx: Context, cmd: ShoppingAdd) -> Outcome:
         "success",
         items=[_receipt_item(row.name, quantity, cmd.unit, completed=False)],
         details={"merged": True, "previous": previous.model_dump()},
+    )
+
+
+async def set_quantity(ctx: Context, cmd: ShoppingSetQuantity) -> Outcome:
+    key = _key(cmd.item)
+    row = await repo.find(ctx.conn, ctx.list_id, key) if key else None
+    if row is None:
+        return _not_on_list(cmd.item)
+    quantity = round(cmd.quantity, 3)
+    unit = cmd.unit
+    if unit is None and row.quantity is not None and row.unit != _COUNTED:
+        unit = row.unit
+    if row.quantity == quantity and row.unit == unit:
+        return Outcome("no_change", "same_quantity", items=[_row_item(row)])
+    previous = _row_item(row)
+    await repo.set_quantity(ctx.conn, row.id, quantity, unit)
+    return Outcome(
+        "success",
+        items=[_receipt_item(row.name, quantity, unit, completed=row.completed)],
+        details={"previous": previous.model_dump()},
     )
 
 
@@ -144,6 +174,7 @@ async def clear(ctx: Context, cmd: ShoppingClear) -> Outcome:
 
 HANDLERS: dict[str, Handler] = {
     "shopping.add": add,
+    "shopping.set_quantity": set_quantity,
     "shopping.remove": remove,
     "shopping.complete": complete,
     "shopping.uncomplete": uncomplete,

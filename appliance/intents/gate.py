@@ -47,11 +47,25 @@ def exempt_phrases(text: str, lexicon: Lexicon) -> frozenset[str]:
 
 
 def is_negated(folded: str, lexicon: Lexicon) -> bool:
-    """True if the folded text contains a negation word or phrase."""
+    """True if the folded text contains a negation word or phrase (but an opener said
+    first: "actually make that three apples", ``Negation.openers``)."""
     negation = lexicon.negation
-    if negation.phrases is not None and negation.phrases.search(folded):
-        return True
+    if negation.phrases is not None:
+        opening = _opener_end(folded, lexicon)
+        if negation.phrases.search(folded, opening):
+            return True
     return any(_negation_word(token, lexicon) for token in folded.split())
+
+
+def _opener_end(folded: str, lexicon: Lexicon) -> int:
+    """Where the opener ``folded`` starts with ends, fillers before it aside ("oh,
+    actually make that"); 0 if it starts with none."""
+    openers = lexicon.negation.openers
+    if openers is None:
+        return 0
+    spaced = folded.replace(",", " ")
+    found = openers.match(spaced) or openers.match(lexicon.fillers.blank(spaced))
+    return found.end() if found else 0
 
 
 def _negation_word(token: str, lexicon: Lexicon) -> bool:

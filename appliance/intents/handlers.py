@@ -15,6 +15,7 @@ from appliance.intents.dateparse import DateparserFallback
 from appliance.intents.dates import DateGrammar, When
 from appliance.intents.lexicon import Lexicon, Phrase
 from appliance.intents.matching import Candidate
+from appliance.intents.numbers import number_spans
 from appliance.intents.quantities import (
     ItemSpec,
     ends_with,
@@ -38,6 +39,7 @@ from appliance.protocol.commands import (
     ShoppingComplete,
     ShoppingList,
     ShoppingRemove,
+    ShoppingSetQuantity,
     ShoppingUncomplete,
 )
 
@@ -283,6 +285,47 @@ def _shopping_add(ctx: Context) -> Outcome:
     if isinstance(specs, Outcome):
         return specs
     return _build(lambda s: ShoppingAdd(item=s.name, quantity=s.quantity, unit=s.unit), specs)
+
+
+def _shopping_set_quantity(ctx: Context) -> Outcome:
+    """One item and how much of it: said together ("make that three apples", the
+    ``item`` slot alone) or apart ("change the milk to two liters", ``item`` and
+    ``amount``). A quantity is needed: "make it pasta" is no change of quantity."""
+    amount = ctx.words("amount")
+    said = [*(ctx.words("item") or ()), *(amount or ())]
+    if not _a_count(amount, ctx.lexicon) and not ctx.grammar.when(said, ctx.today).empty:
+        return _DOES_NOT_APPLY  # "make it three pm", "change the dentist to friday"
+    specs = _items(ctx)
+    if isinstance(specs, Outcome):
+        return specs
+    if len(specs) != 1:
+        return _fail(Reason.TWO_REQUESTS, final=False)  # "make it two apples and a pear"
+    spec = specs[0]
+    if amount is not None:
+        # "two liters" said apart from "the milk" is read as "two liters milk"
+        whole = f"{ctx.text(amount)} {spec.name}"
+        spec = parse_item(whole, words_of(whole), ctx.lexicon)
+        if fold(spec.name) != fold(specs[0].name):
+            return _fail(Reason.missing("quantity"), final=False)  # "to oat milk": a swap
+    if spec.quantity is None:
+        return _fail(Reason.missing("quantity"), final=False)
+    command = ShoppingSetQuantity(item=spec.name, quantity=spec.quantity, unit=spec.unit)
+    return Outcome(commands=(command,))
+
+
+def _a_count(words: Sequence[Word] | None, lexicon: Lexicon) -> bool:
+    """True if ``words`` are one number and nothing else ("3", "twenty four"): "change
+    the milk to 3" is a count of milk, not three o'clock."""
+    spans = number_spans(words, lexicon.language) if words else []
+    return (
+        len(spans) == 1
+        and not spans[0].ordinal
+        and (spans[0].start, spans[0].end)
+        == (
+            0,
+            len(words or ()),
+        )
+    )
 
 
 def _item_handler(command: Callable[[str], Command], *, done: bool = False) -> Handler:
@@ -672,6 +715,7 @@ HANDLERS: Mapping[str, Handler] = {
     name: _guarded(handler)
     for name, handler in {
         "shopping.add": _shopping_add,
+        "shopping.set_quantity": _shopping_set_quantity,
         "shopping.remove": _item_handler(lambda item: ShoppingRemove(item=item)),
         "shopping.complete": _item_handler(lambda item: ShoppingComplete(item=item), done=True),
         "shopping.uncomplete": _item_handler(lambda item: ShoppingUncomplete(item=item)),

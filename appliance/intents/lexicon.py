@@ -146,6 +146,11 @@ class Negation:
     """Folded exempt phrases whose reading is a guess ("don't forget the milk" is "buy the
     milk"; "don't forget your keys" is no purchase): a request read through one is only
     ever asked."""
+    openers: re.Pattern[str] | None = None
+    """Phrases that correct what was said before them ("add two apples, actually make
+    that three": a negation phrase), but said first, with only fillers before them,
+    start a request of their own ("actually, make that three apples": the list's
+    apples changed)."""
 
 
 @dataclass(frozen=True)
@@ -311,6 +316,7 @@ def load_lexicon(lang: str) -> Lexicon:
             exempt=_compile(r"(?<![\w'])(?:{})(?![\w'])", negation["exempt"]),
             exempt_reads=(reads := _reads(negation.get("exempt_reads", {}), negation["exempt"])),
             exempt_asked=_asked(negation.get("exempt_asked", ()), reads),
+            openers=_compile(r"^\s*(?:{})(?![\w'])", negation.get("openers", ())),
         ),
         pronouns=_words(raw["pronouns"]),
         item_trailing=_phrases(raw["item_trailing"]),

@@ -16,8 +16,8 @@ from appliance.narration.templates import TEMPLATES
 from appliance.narration.tokens import EN_NUMBERS, PT_NUMBERS, fold, tokenize
 from appliance.narration.when import EN_MONTHS, EN_WEEKDAYS, PT_MONTHS, PT_WEEKDAYS
 
-ADD, REMOVE, CLEAR, COMPLETE, UNCOMPLETE, MOVE = (
-    "add", "remove", "clear", "complete", "uncomplete", "move",
+ADD, REMOVE, CLEAR, COMPLETE, UNCOMPLETE, MOVE, SET = (
+    "add", "remove", "clear", "complete", "uncomplete", "move", "set",
 )  # fmt: skip
 GENERIC = "generic"
 """Verbs such as "change" that fit any action when negated ("I didn't change it")."""
@@ -29,6 +29,7 @@ RELATED: dict[str, frozenset[str]] = {
     COMPLETE: frozenset({COMPLETE, UNCOMPLETE}),
     UNCOMPLETE: frozenset({UNCOMPLETE, COMPLETE, ADD}),
     MOVE: frozenset({MOVE, ADD}),
+    SET: frozenset({SET}),
 }
 """Verbs a failure may use for an action: "Milk isn't checked off" (uncomplete)."""
 
@@ -42,6 +43,7 @@ ACTION_CATEGORY: dict[str, str] = {
     "shopping.complete": COMPLETE,
     "shopping.uncomplete": UNCOMPLETE,
     "agenda.move": MOVE,
+    "shopping.set_quantity": SET,
 }
 
 
@@ -69,7 +71,8 @@ CLAIMS: dict[str, dict[str, frozenset[str]]] = {
         "uncomplete add": "reopened restored",
         "uncomplete": "unchecked unmarked unticked",
         "move": "moved rescheduled shifted pushed postponed",
-        "move generic": "changed updated",
+        "move generic set": "changed updated",
+        "set": "set",
     }),
     "pt": _verbs({
         "add": "adicionei adicionado adicionada adicionados adicionadas incluí incluído "
@@ -84,7 +87,8 @@ CLAIMS: dict[str, dict[str, frozenset[str]]] = {
         "complete": "risquei riscado riscada",
         "uncomplete add": "reabri reaberto",
         "move": "movi movido movida remarquei remarcado remarcada transferi adiei adiado passei",
-        "move generic": "mudei mudado mudada alterei troquei",
+        "move generic set": "mudei mudado mudada alterei troquei",
+        "set": "ajustei ajustado ajustada",
     }),
 }  # fmt: skip
 
@@ -99,7 +103,8 @@ BASES: dict[str, dict[str, frozenset[str]]] = {
         "complete uncomplete": "mark",
         "uncomplete": "uncheck unmark untick reopen restore",
         "move": "move reschedule shift push postpone",
-        "move generic": "change update",
+        "move generic set": "change update",
+        "set": "set",
     }),
     "pt": _verbs({
         "add": "adicionar incluir anotar agendar salvar",
@@ -111,7 +116,8 @@ BASES: dict[str, dict[str, frozenset[str]]] = {
         "complete": "riscar",
         "uncomplete": "reabrir",
         "move": "mover remarcar transferir adiar passar",
-        "move generic": "mudar alterar trocar",
+        "move generic set": "mudar alterar trocar",
+        "set": "ajustar",
     }),
 }  # fmt: skip
 

@@ -119,6 +119,19 @@ def samples(now: dt.datetime, names: Names = ENGLISH) -> dict[str, Receipt]:
             "database_unavailable: connection lost while committing; the outcome is unknown: "
             "resend with the same request_id to learn it"),
         "add_db_error": receipt("shopping.add", "rejected", "database_error"),
+        # shopping.set_quantity
+        "set_quantity": receipt("shopping.set_quantity", "success",
+                                items=[item(n.item, 3, "l")], previous=previous),
+        "set_quantity_count": receipt("shopping.set_quantity", "success",
+                                      items=[item(n.item_plural, 6)]),
+        "set_quantity_same": receipt("shopping.set_quantity", "no_change", "same_quantity",
+                                     items=[item(n.item, 2, "l")]),
+        "set_quantity_missing": receipt("shopping.set_quantity", "not_found", "not_on_list",
+                                        items=[item(n.other)]),
+        "set_quantity_invalid": receipt("shopping.set_quantity", "rejected", "invalid_item"),
+        "set_quantity_confirm": receipt(
+            "shopping.set_quantity", "needs_confirmation",
+            proposed={"action": "shopping.set_quantity", "item": n.item_plural, "quantity": 3}),
         # shopping.remove
         "remove": receipt("shopping.remove", "success", items=[item(n.item)]),
         "remove_missing": receipt("shopping.remove", "not_found", "not_on_list",

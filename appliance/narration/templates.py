@@ -82,6 +82,19 @@ TEMPLATES: dict[Key, T] = {
     ("shopping.add", "rejected", ANY, ANY): T(
         "Sorry, I couldn't add that to the shopping list.",
         "Desculpe, não consegui adicionar isso à lista de compras."),
+    # --- shopping.set_quantity ------------------------------------------------
+    ("shopping.set_quantity", "success", ANY, ANY): T(
+        "The shopping list now has {items}.",
+        "A lista de compras agora tem {items}."),
+    ("shopping.set_quantity", "no_change", "same_quantity", ANY): T(
+        "The list already has {items}.",
+        "A lista já tem {items}."),
+    ("shopping.set_quantity", "needs_confirmation", ANY, ANY): T(
+        "Did you want to make it {items}?",
+        "Você quis mudar para {items}?"),
+    ("shopping.set_quantity", "rejected", ANY, ANY): T(
+        "Sorry, I couldn't change that on the shopping list.",
+        "Desculpe, não consegui mudar isso na lista de compras."),
     # --- shopping.remove ------------------------------------------------------
     ("shopping.remove", "success", ANY, ANY): T(
         "I removed {names} from the shopping list.",

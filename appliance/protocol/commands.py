@@ -19,7 +19,6 @@ from pydantic import (
     Field,
     StringConstraints,
     TypeAdapter,
-    field_validator,
     model_validator,
 )
 from pydantic_core import PydanticCustomError
@@ -50,6 +49,15 @@ def _storable_quantity(value: float | None) -> float | None:
     return value
 
 
+def _normalized_unit(value: str) -> str:
+    from appliance.actions.items import normalize_unit  # the actions import this module
+
+    return normalize_unit(value)
+
+
+ItemUnit = Annotated[Unit, AfterValidator(_normalized_unit)]
+"""A unit as said ("liters", "litros") or written ("l"), stored as its code ("l")."""
+
 Day = Annotated[dt.date, AfterValidator(_in_years)]
 Moment = Annotated[AwareDatetime | dt.date, AfterValidator(_in_years)]
 Instant = Annotated[AwareDatetime, AfterValidator(_in_years)]
@@ -73,14 +81,18 @@ class ShoppingAdd(_Command):
     quantity: Annotated[float | None, AfterValidator(_storable_quantity)] = Field(
         default=None, gt=0, le=10_000
     )
-    unit: Unit | None = None
+    unit: ItemUnit | None = None
 
-    @field_validator("unit")
-    @classmethod
-    def _unit(cls, value: str | None) -> str | None:
-        from appliance.actions.items import normalize_unit
 
-        return normalize_unit(value) if value is not None else None
+class ShoppingSetQuantity(_Command):
+    """Set how much of an item on the list is needed ("make that three apples", "change
+    the milk to two liters"), in place of what it had; the item stays open or checked
+    off as it was."""
+
+    action: Literal["shopping.set_quantity"] = "shopping.set_quantity"
+    item: ItemName
+    quantity: Annotated[float, AfterValidator(_storable_quantity)] = Field(gt=0, le=10_000)
+    unit: ItemUnit | None = None
 
 
 class ShoppingRemove(_Command):
@@ -211,6 +223,7 @@ class MemoryDelete(_Command):
 
 Command = Annotated[
     ShoppingAdd
+    | ShoppingSetQuantity
     | ShoppingRemove
     | ShoppingComplete
     | ShoppingUncomplete
@@ -232,6 +245,7 @@ COMMAND_ADAPTER: TypeAdapter[Command] = TypeAdapter(Command)
 
 ACTIONS: tuple[str, ...] = (
     "shopping.add",
+    "shopping.set_quantity",
     "shopping.remove",
     "shopping.complete",
     "shopping.uncomplete",

@@ -68,6 +68,55 @@ async def test_adding_in_another_unit_is_a_conflict(service: ActionService) -> N
     assert await listed(service) == [("rice", 1.0, "kg", False)]
 
 
+async def test_setting_a_quantity_replaces_it(service: ActionService) -> None:
+    await run(service, c.ShoppingAdd(item="apples", quantity=2))
+    receipt = await run(service, c.ShoppingSetQuantity(item="apple", quantity=3))
+    assert (receipt.status, receipt.action) == ("success", "shopping.set_quantity")
+    assert [(i.name, i.quantity, i.unit) for i in receipt.items] == [("apples", 3.0, None)]
+    assert receipt.details["previous"]["quantity"] == 2
+    assert await listed(service) == [("apples", 3.0, None, False)]
+    same = await run(service, c.ShoppingSetQuantity(item="apples", quantity=3))
+    assert (same.status, same.reason) == ("no_change", "same_quantity")
+
+
+async def test_a_quantity_said_without_a_unit_keeps_the_items_own(
+    service: ActionService,
+) -> None:
+    await run(service, c.ShoppingAdd(item="milk", quantity=2, unit="l"))
+    await run(service, c.ShoppingAdd(item="eggs", quantity=1, unit="dozen"))
+    await run(service, c.ShoppingAdd(item="bread"))
+    await run(service, c.ShoppingSetQuantity(item="milk", quantity=3))
+    # a dozen counts: "make that six eggs" is six eggs, not six dozen
+    await run(service, c.ShoppingSetQuantity(item="eggs", quantity=6))
+    await run(service, c.ShoppingSetQuantity(item="bread", quantity=2))
+    # another unit said replaces the item's
+    gallon = await run(service, c.ShoppingSetQuantity(item="milk", quantity=1, unit="gallon"))
+    assert gallon.items[0].unit == "gallon"
+    assert sorted(await listed(service)) == [
+        ("bread", 2.0, None, False),
+        ("eggs", 6.0, None, False),
+        ("milk", 1.0, "gallon", False),
+    ]
+
+
+async def test_setting_the_quantity_of_an_item_not_on_the_list_adds_nothing(
+    service: ActionService,
+) -> None:
+    receipt = await run(service, c.ShoppingSetQuantity(item="pears", quantity=4))
+    assert (receipt.status, receipt.reason) == ("not_found", "not_on_list")
+    assert await listed(service) == []
+
+
+async def test_a_checked_off_item_keeps_its_check_when_its_quantity_is_set(
+    service: ActionService,
+) -> None:
+    await run(service, c.ShoppingAdd(item="coffee", quantity=1, unit="pack"))
+    await run(service, c.ShoppingComplete(item="coffee"))
+    receipt = await run(service, c.ShoppingSetQuantity(item="coffee", quantity=2))
+    assert receipt.status == "success" and receipt.items[0].completed
+    assert await listed(service) == [("coffee", 2.0, "pack", True)]
+
+
 async def test_plural_and_singular_are_the_same_item(service: ActionService) -> None:
     await run(service, c.ShoppingAdd(item="tomatoes", quantity=3))
     receipt = await run(service, c.ShoppingRemove(item="tomato"))

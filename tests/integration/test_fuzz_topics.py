@@ -47,6 +47,7 @@ VALID: dict[str, dict[str, Any]] = {
     "shopping.remove": {"item": "milk"},
     "shopping.complete": {"item": "milk"},
     "shopping.uncomplete": {"item": "milk"},
+    "shopping.set_quantity": {"item": "milk", "quantity": 3},
     "shopping.list": {"include_completed": True},
     "shopping.clear_completed": {},
     "agenda.add": {

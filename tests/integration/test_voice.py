@@ -192,6 +192,29 @@ async def test_a_change_only_one_engine_heard_is_asked_and_runs_on_yes(
         assert [c.type for c in sat.controls].count("listen") == 1
 
 
+async def test_how_much_of_an_item_is_asked_and_set_on_yes(
+    voice_node: Node, mosquitto: Mosquitto
+) -> None:
+    # "make that three apples" is not in the verifier's grammar: said, it is always
+    # asked, and the yes (heard by both engines) sets the quantity of the listed item.
+    command = speech.pad(speech.piper("make that three apples", **speech.FIXED), 300, 1500)
+    reply = speech.pad(speech.piper("yes", **speech.FIXED), 300, 1500)
+    async with ha_client(mosquitto) as ha, satellite(mosquitto) as sat:
+        added = await ha.command("shopping.add", {"item": "apples", "quantity": 2})
+        assert added["status"] == "success"
+        session_id, asked = await _asked(ha, sat, command)
+        proposal = asked["details"]["proposal"]
+        assert proposal == [
+            {"action": "shopping.set_quantity", "item": "apples", "quantity": 3, "unit": None}
+        ]
+        question, report = await _answered(ha, sat, session_id, reply)
+        assert question == "Did you want to make it 3 apples?"
+        assert report["receipt"]["action"] == "shopping.set_quantity"
+        assert report["receipt"]["status"] == "success"
+        items = (await ha.command("shopping.list", {}))["items"]
+        assert [(i["name"], i["quantity"]) for i in items] == [("apples", 3)]
+
+
 @pytest.mark.parametrize(
     ("first", "why", "second"),
     [("uh huh", "unsure_yes", "yes please"), ("uh huh", "unsure_yes", "no"),

@@ -25,6 +25,7 @@ from appliance.protocol.commands import (
     ShoppingComplete,
     ShoppingList,
     ShoppingRemove,
+    ShoppingSetQuantity,
     ShoppingUncomplete,
 )
 
@@ -324,6 +325,61 @@ def test_several_items_work_for_other_shopping_actions() -> None:
 )
 def test_shopping_item_actions(text: str, expected: Command) -> None:
     assert_command(text, expected)
+
+
+# -- shopping: how much of an item ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("make that three apples", ShoppingSetQuantity(item="apples", quantity=3)),
+        ("Actually, make that three apples.", ShoppingSetQuantity(item="apples", quantity=3)),
+        ("oh actually make it two liters of milk",
+         ShoppingSetQuantity(item="milk", quantity=2, unit="l")),
+        ("change that to a dozen eggs", ShoppingSetQuantity(item="eggs", quantity=1, unit="dozen")),
+        ("change the milk to two liters", ShoppingSetQuantity(item="milk", quantity=2, unit="l")),
+        ("change the milk to three", ShoppingSetQuantity(item="milk", quantity=3)),
+        ("update the apples to 5", ShoppingSetQuantity(item="apples", quantity=5)),
+        ("set eggs to a dozen", ShoppingSetQuantity(item="eggs", quantity=1, unit="dozen")),
+        ("change the quantity of apples to five", ShoppingSetQuantity(item="apples", quantity=5)),
+        ("change the number of eggs on the shopping list to twelve",
+         ShoppingSetQuantity(item="eggs", quantity=12)),
+        ("change the milk on my list to three liters",
+         ShoppingSetQuantity(item="milk", quantity=3, unit="l")),
+        ("we need three apples instead", ShoppingSetQuantity(item="apples", quantity=3)),
+    ],
+)  # fmt: skip
+def test_how_much_of_an_item(text: str, expected: Command) -> None:
+    assert_command(text, expected)
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("make it pasta", "missing_slot:quantity"),  # no amount: no change of quantity
+        ("change the milk to oat milk", "missing_slot:quantity"),  # another item, not more
+        ("make that three apples and two pears", "two_requests"),
+        ("make it three pm", "not_understood"),
+        # corrected as it is said, the opener after the request: never half of it run
+        ("add two apples, actually make that three", "negated"),
+        ("make it three apples, I mean four", "negated"),
+        ("never mind, make that three apples", "negated"),
+    ],
+)
+def test_no_quantity_is_set_unless_one_is_said_alone(text: str, reason: str) -> None:
+    result = parse(text)
+    assert result.commands == ()
+    assert result.reason == reason
+
+
+def test_an_entry_changed_to_a_time_is_still_moved() -> None:
+    assert parse("change the dentist to friday").command == AgendaMove(
+        title="dentist", new_start=dt.date(2026, 12, 4)
+    )
+    assert parse("change the meeting to four").command == AgendaMove(
+        title="meeting", new_time=dt.time(16, 0)
+    )
 
 
 # -- shopping: list / clear completed ----------------------------------------------------

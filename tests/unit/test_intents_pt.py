@@ -25,6 +25,7 @@ from appliance.protocol.commands import (
     ShoppingComplete,
     ShoppingList,
     ShoppingRemove,
+    ShoppingSetQuantity,
     ShoppingUncomplete,
 )
 
@@ -209,6 +210,29 @@ def test_several_items(text: str, expected: tuple[Command, ...]) -> None:
 )
 def test_shopping_item_actions(text: str, expected: Command) -> None:
     assert_command(text, expected)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("muda o leite para dois litros", ShoppingSetQuantity(item="leite", quantity=2, unit="l")),
+        ("altera a quantidade de maçãs para cinco", ShoppingSetQuantity(item="maçãs", quantity=5)),
+        ("troca os ovos pra uma dúzia", ShoppingSetQuantity(item="ovos", quantity=1, unit="dozen")),
+        ("muda pra três maçãs", ShoppingSetQuantity(item="maçãs", quantity=3)),
+        ("na verdade, muda isso pra dois litros de leite",
+         ShoppingSetQuantity(item="leite", quantity=2, unit="l")),
+        ("a gente precisa de três maçãs então", ShoppingSetQuantity(item="maçãs", quantity=3)),
+    ],
+)  # fmt: skip
+def test_how_much_of_an_item(text: str, expected: Command) -> None:
+    assert_command(text, expected)
+
+
+@pytest.mark.parametrize(
+    "text", ["deixa pra lá", "troca leite por café", "muda pra leite de aveia"]
+)
+def test_no_quantity_is_set_unless_one_is_said(text: str) -> None:
+    assert not any(c.action == "shopping.set_quantity" for c in parse(text).commands)
 
 
 @pytest.mark.parametrize(
