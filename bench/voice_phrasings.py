@@ -6,7 +6,8 @@ other ways of saying things to a kitchen assistant ("oh, and add carrots", "we'r
 running low on olive oil", "add four apples, two pears and a melon to the list") and
 near misses ("set a timer for ten minutes", "I don't need milk"), in clean speech
 (Piper, two flite voices, espeak-ng); and what it does with items the verifier cannot
-hear ("turkey bacon", "fish sauce"): it must never act on another item, and asks.
+hear ("turkey bacon", "fish sauce"): it must never act on another item, and asks; and
+how much of a listed item is needed ("make that three apples").
 
 Reported as ``voice`` does, for each part: commands accepted, wrong actions, the
 same for Whisper alone, and the failures.
@@ -128,6 +129,18 @@ AROUND = [
     "looks like we need more paper towels",
     "we're gonna need eggs for the cake",
 ]
+# How much of an item on the list, said after it was added (shopping.set_quantity):
+# "make that three apples", "change the milk to two liters".
+QUANTITIES = [
+    "make that three apples",
+    "actually make it two liters of milk",
+    "change the milk to two liters",
+    "change the eggs to a dozen",
+    "make it six eggs",
+    "update the bananas to five",
+    "change that to two bags of rice",
+    "set the coffee to three packs",
+]
 VOICES = ("piper", "flite_slt", "flite_awb", "espeak_us")
 
 
@@ -135,9 +148,11 @@ def run(limit: int | None = None) -> dict[str, Any]:
     phrasings = asyncio.run(_run(limit, VOICES, ("clean",), PHRASINGS, NEAR_MISSES))
     unknown = asyncio.run(_run(limit, VOICES[:2], ("clean",), UNKNOWN_ITEMS, ()))
     around = asyncio.run(_run(limit, VOICES, ("clean",), AROUND, ()))
+    quantities = asyncio.run(_run(limit, VOICES, ("clean",), QUANTITIES, ()))
     return {
         "phrasings": {k: phrasings[k] for k in SUMMARY},
         "unknown_items": {k: unknown[k] for k in SUMMARY},
         "around": {k: around[k] for k in SUMMARY},
+        "quantities": {k: quantities[k] for k in SUMMARY},
         "goals": {"wrong_actions": 0},
     }

@@ -107,6 +107,9 @@ _EN_RULES: dict[str, str] = {
     "(an|one [more]|another) <item_one_v>)",
     "items": "<item> [and <item>]",
     "item_list": "(<items>|<item> (<pause>|and) <item> and <item>)",
+    # how much of an item, said apart from it: "change the milk to two liters"
+    "amount": "(<number> [<unit_many>|dozen]|(a|an|one) (<unit_one>|dozen)|"
+    "half (a|an) <unit_one>|(one|a) <unit_one> and a half)",
     "hour": "(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)",
     "minutes": "(oh five|ten|fifteen|twenty|twenty five|thirty|thirty five|forty|"
     "forty five|fifty|fifty five)",
@@ -207,6 +210,8 @@ _PT_RULES: dict[str, str] = {
     "item": "[<quantity>] <item_name>",
     "items": "<item> [e <item>]",
     "item_list": "(<items>|<item> (<pause>|e) <item> e <item>)",
+    # quanto de um item, dito à parte dele: "muda o leite para dois litros"
+    "amount": "(<number> [<unit>]|(meio|meia) <unit>|(um|uma) <unit> e (meio|meia))",
     "hour": "(uma|duas|três|quatro|cinco|seis|sete|oito|nove|dez|onze|doze|treze|"
     "quatorze|catorze|quinze|dezesseis|dezessete|dezoito|dezenove|vinte|vinte e uma|"
     "vinte e duas|vinte e três)",
@@ -293,6 +298,7 @@ rule ``WHEN_AFTER`` there (``_when_after``), where the grammar has it (English).
 _SLOT_RULES = {
     "item": "items",
     "shopping_list_item": "items",
+    "amount": "amount",
     "event": "event",
     "when": "when",
     "list_name": "other_list_name",

@@ -192,12 +192,32 @@ async def test_a_change_only_one_engine_heard_is_asked_and_runs_on_yes(
         assert [c.type for c in sat.controls].count("listen") == 1
 
 
-async def test_how_much_of_an_item_is_asked_and_set_on_yes(
+async def test_how_much_of_an_item_both_engines_heard_is_set_at_once(
     voice_node: Node, mosquitto: Mosquitto
 ) -> None:
-    # "make that three apples" is not in the verifier's grammar: said, it is always
-    # asked, and the yes (heard by both engines) sets the quantity of the listed item.
     command = speech.pad(speech.piper("make that three apples", **speech.FIXED), 300, 1500)
+    async with ha_client(mosquitto) as ha, satellite(mosquitto) as sat:
+        await ha.client.subscribe("appliance/receipts", qos=1)
+        added = await ha.command("shopping.add", {"item": "apples", "quantity": 2})
+        assert added["status"] == "success"
+        session_id = await sat.claim()
+        await sat.wait("accept")
+        await sat.stream(session_id, command)
+        voice = f"voice-{session_id}"
+        await ha.wait_for(lambda: any(r["request_id"] == voice for r in ha.stream), timeout=60)
+        receipt = next(r for r in ha.stream if r["request_id"] == voice)
+        assert (receipt["action"], receipt["status"]) == ("shopping.set_quantity", "success")
+        assert receipt["details"]["transcripts"]["verifier"] == "make that three apples"
+        items = (await ha.command("shopping.list", {}))["items"]
+        assert [(i["name"], i["quantity"]) for i in items] == [("apples", 3)]
+
+
+async def test_how_much_of_an_item_only_whisper_can_hear_is_asked_and_set_on_yes(
+    voice_node: Node, mosquitto: Mosquitto
+) -> None:
+    # "we need three apples instead" is not in the verifier's grammar: said, it is
+    # asked, and the yes (heard by both engines) sets the quantity of the listed item.
+    command = speech.pad(speech.piper("we need three apples instead", **speech.FIXED), 300, 1500)
     reply = speech.pad(speech.piper("yes", **speech.FIXED), 300, 1500)
     async with ha_client(mosquitto) as ha, satellite(mosquitto) as sat:
         added = await ha.command("shopping.add", {"item": "apples", "quantity": 2})
@@ -207,6 +227,7 @@ async def test_how_much_of_an_item_is_asked_and_set_on_yes(
         assert proposal == [
             {"action": "shopping.set_quantity", "item": "apples", "quantity": 3, "unit": None}
         ]
+        assert (await ha.command("shopping.list", {}))["items"][0]["quantity"] == 2
         question, report = await _answered(ha, sat, session_id, reply)
         assert question == "Did you want to make it 3 apples?"
         assert report["receipt"]["action"] == "shopping.set_quantity"

@@ -39,6 +39,7 @@ _FILLERS = {
         "event": ["dentist", "lunch with mom on friday at half past twelve"],
         "when": ["tomorrow", "on friday at three p.m."],
         "list_name": ["to do"],
+        "amount": ["two liters", "three", "a dozen"],
     },
     "pt": {
         "item": ["leite", "dois litros de leite", "pão e café"],
@@ -46,6 +47,7 @@ _FILLERS = {
         "event": ["dentista", "reunião com joão na sexta às dez e meia"],
         "when": ["amanhã", "na sexta às quinze horas"],
         "list_name": ["tarefas"],
+        "amount": ["dois litros", "três", "meia dúzia"],
     },
 }
 
