@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pydantic import ValidationError
 
@@ -106,6 +106,8 @@ class Context:
     grammar: DateGrammar
     fallback: DateparserFallback
     now: dt.datetime
+    last_item: str | None = None
+    """The item the conversation was last about: what "make that three" changes."""
 
     def words(self, slot: str) -> list[Word] | None:
         """The words of a wildcard slot, or None if the template has no such slot."""
@@ -295,9 +297,11 @@ def _shopping_set_quantity(ctx: Context) -> Outcome:
     said = [*(ctx.words("item") or ()), *(amount or ())]
     if not _a_count(amount, ctx.lexicon) and not ctx.grammar.when(said, ctx.today).empty:
         return _DOES_NOT_APPLY  # "make it three pm", "change the dentist to friday"
+    if amount is not None and "item" not in ctx.candidate.slots:
+        return _last_item_amount(ctx, amount)  # "make that three"
     specs = _items(ctx)
-    if isinstance(specs, Outcome):
-        return specs
+    if isinstance(specs, Outcome):  # "three" is no item: "make that three" may be
+        return replace(specs, final=False)
     if len(specs) != 1:
         return _fail(Reason.TWO_REQUESTS, final=False)  # "make it two apples and a pear"
     spec = specs[0]
@@ -313,19 +317,27 @@ def _shopping_set_quantity(ctx: Context) -> Outcome:
     return Outcome(commands=(command,))
 
 
+def _last_item_amount(ctx: Context, amount: list[Word]) -> Outcome:
+    """ "make that three", "make it two liters": how much of the item the conversation
+    was last about (``Context.last_item``). Not when the amount names an item itself
+    ("make that three apples", read with the item said)."""
+    if not ctx.last_item:
+        return _fail(Reason.missing("item"), final=False)
+    whole = f"{ctx.text(amount)} {ctx.last_item}"
+    spec = parse_item(whole, words_of(whole), ctx.lexicon)
+    if spec.quantity is None or fold(spec.name) != fold(display_name(ctx.last_item)):
+        return _DOES_NOT_APPLY
+    return Outcome(
+        commands=(ShoppingSetQuantity(item=spec.name, quantity=spec.quantity, unit=spec.unit),)
+    )
+
+
 def _a_count(words: Sequence[Word] | None, lexicon: Lexicon) -> bool:
     """True if ``words`` are one number and nothing else ("3", "twenty four"): "change
     the milk to 3" is a count of milk, not three o'clock."""
     spans = number_spans(words, lexicon.language) if words else []
-    return (
-        len(spans) == 1
-        and not spans[0].ordinal
-        and (spans[0].start, spans[0].end)
-        == (
-            0,
-            len(words or ()),
-        )
-    )
+    whole = len(spans) == 1 and (spans[0].start, spans[0].end) == (0, len(words or ()))
+    return whole and not spans[0].ordinal
 
 
 def _item_handler(command: Callable[[str], Command], *, done: bool = False) -> Handler:

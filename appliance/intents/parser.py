@@ -57,6 +57,15 @@ class ParseResult:
 
 
 @dataclass(frozen=True)
+class _Frame:
+    """What words are read against: the time they were said, and the item the
+    conversation was last about."""
+
+    now: dt.datetime
+    last_item: str | None = None
+
+
+@dataclass(frozen=True)
 class _Language:
     lexicon: Lexicon
     templates: TemplateSet
@@ -106,11 +115,19 @@ class IntentParser:
             raise ValueError("now must be timezone-aware")
         return now.astimezone(self._tz)
 
-    def parse(self, text: str, *, lang: str = "en", now: dt.datetime | None = None) -> ParseResult:
-        """Parse ``text`` in ``lang`` ("en" or "pt"); dates are relative to ``now``."""
+    def parse(
+        self,
+        text: str,
+        *,
+        lang: str = "en",
+        now: dt.datetime | None = None,
+        last_item: str | None = None,
+    ) -> ParseResult:
+        """Parse ``text`` in ``lang`` ("en" or "pt"); dates are relative to ``now``.
+        ``last_item``: the item the conversation was last about ("make that three" after
+        "add two apples" is three apples); without it, such a request names no item."""
         language = self._languages[normalize_language(lang)]
-        current = self._now(now)
-        result = self._parse(text, language, current)
+        result = self._parse(text, language, _Frame(self._now(now), last_item))
         if self._log_texts:
             _LOGGER.debug(
                 "parse %r (%s) -> %s %s",
@@ -161,7 +178,7 @@ class IntentParser:
                 return when.time
         return None
 
-    def _parse(self, text: str, language: _Language, now: dt.datetime) -> ParseResult:
+    def _parse(self, text: str, language: _Language, frame: _Frame) -> ParseResult:
         if len(text) > MAX_CHARS:
             return ParseResult(None, None, Reason.TOO_LONG)
         # A stated preference first: "I don't like coffee" is a statement, not a
@@ -171,18 +188,18 @@ class IntentParser:
             return ParseResult(statement, statement.action, None, None, (statement,))
         utterance = prepare(text, language.lexicon)
         if utterance == NEGATED:
-            return self._parse_negated(text, language, now)
+            return self._parse_negated(text, language, frame)
         if isinstance(utterance, str):
             return ParseResult(None, None, utterance)
-        result = self._match(language.templates.matcher, utterance, language, now)
+        result = self._match(language.templates.matcher, utterance, language, frame)
         if len(result.commands) > 1 or result.reason == Reason.TWO_REQUESTS:
-            return self._clauses(utterance, language, now) or result
+            return self._clauses(utterance, language, frame) or result
         if result.reason == Reason.NOT_UNDERSTOOD:
             # "don't forget to call mom at 5": "call mom at 5" means nothing, "remember
             # to call mom at 5" a reminder ("... to call mom": one asked when)
             read = prepare(text, language.lexicon, read_exempt=True)
             if isinstance(read, Utterance) and read.folded != utterance.folded:
-                reading = self._match(language.templates.matcher, read, language, now)
+                reading = self._match(language.templates.matcher, read, language, frame)
                 if reading.reason != Reason.NOT_UNDERSTOOD:
                     # "don't forget the milk": "buy the milk", asked
                     asked = language.lexicon.negation.exempt_asked
@@ -191,7 +208,7 @@ class IntentParser:
         return result
 
     def _clauses(
-        self, utterance: Utterance, language: _Language, now: dt.datetime
+        self, utterance: Utterance, language: _Language, frame: _Frame
     ) -> ParseResult | None:
         """One request said as two sentences of one kind, joined: "we need milk and we
         need bread", "add milk, and put eggs on the list too", "Add milk. Add eggs."
@@ -211,11 +228,11 @@ class IntentParser:
             before = prepare(original[: word.start], language.lexicon)
             if isinstance(before, str):
                 continue
-            left = self._match(language.templates.matcher, before, language, now)
+            left = self._match(language.templates.matcher, before, language, frame)
             action = _item_action(left.commands)
             if action is None:
                 continue
-            right = self._parse(original[word.end :], language, now)
+            right = self._parse(original[word.end :], language, frame)
             if not right.negated and _item_action(right.commands) == action:
                 commands = (*left.commands, *right.commands)
                 ask = left.ask or right.ask
@@ -224,20 +241,20 @@ class IntentParser:
                 )
         return None
 
-    def _parse_negated(self, text: str, language: _Language, now: dt.datetime) -> ParseResult:
+    def _parse_negated(self, text: str, language: _Language, frame: _Frame) -> ParseResult:
         """A request said with a negation: refused, unless it is one of the sentences
         that say one themselves ("we don't need bread anymore"), always only asked."""
         negated_matcher = language.templates.negated_matcher
         utterance = prepare(text, language.lexicon, negated=True)
         if negated_matcher is None or isinstance(utterance, str):
             return ParseResult(None, None, NEGATED)
-        result = self._match(negated_matcher, utterance, language, now)
+        result = self._match(negated_matcher, utterance, language, frame)
         if not result.commands:
             return ParseResult(None, None, NEGATED)
         return replace(result, ask=True, negated=True)
 
     def _match(
-        self, matcher: Intents, utterance: Utterance, language: _Language, now: dt.datetime
+        self, matcher: Intents, utterance: Utterance, language: _Language, frame: _Frame
     ) -> ParseResult:
         candidates = match(matcher, utterance)
         failure: tuple[Candidate, Outcome] | None = None
@@ -248,7 +265,8 @@ class IntentParser:
                 lexicon=language.lexicon,
                 grammar=language.grammar,
                 fallback=self._fallback,
-                now=now,
+                now=frame.now,
+                last_item=frame.last_item,
             )
             outcome = HANDLERS[candidate.intent](context)
             if outcome.commands:

@@ -129,6 +129,7 @@ def samples(now: dt.datetime, names: Names = ENGLISH) -> dict[str, Receipt]:
         "set_quantity_missing": receipt("shopping.set_quantity", "not_found", "not_on_list",
                                         items=[item(n.other)]),
         "set_quantity_invalid": receipt("shopping.set_quantity", "rejected", "invalid_item"),
+        "set_quantity_which": receipt("shopping.set_quantity", "rejected", "missing_slot:item"),
         "set_quantity_confirm": receipt(
             "shopping.set_quantity", "needs_confirmation",
             proposed={"action": "shopping.set_quantity", "item": n.item_plural, "quantity": 3}),

@@ -92,6 +92,10 @@ TEMPLATES: dict[Key, T] = {
     ("shopping.set_quantity", "needs_confirmation", ANY, ANY): T(
         "Did you want to make it {items}?",
         "Você quis mudar para {items}?"),
+    # "make that three" with no item said or added just before (missing_slot:item)
+    ("shopping.set_quantity", "rejected", "missing_slot", ANY): T(
+        "I didn't catch which item to change; nothing was changed.",
+        "Não entendi qual item mudar; nada foi mudado."),
     ("shopping.set_quantity", "rejected", ANY, ANY): T(
         "Sorry, I couldn't change that on the shopping list.",
         "Desculpe, não consegui mudar isso na lista de compras."),

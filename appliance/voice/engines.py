@@ -58,9 +58,9 @@ def load_engines(settings: Settings, *, executor_threads: int = 4) -> Engines:
             return Hints(lang=lang, vocabulary=TIME_WORDS[lang])
         return Hints(lang=lang, items=tuple(items))
 
-    def parse_for(lang: str) -> Callable[[str], Any]:
+    def parse_for(lang: str, last_item: str | None = None) -> Callable[[str], Any]:
         now = dt.datetime.now(settings.tz)
-        return functools.partial(parser.parse, lang=lang, now=now)
+        return functools.partial(parser.parse, lang=lang, now=now, last_item=last_item)
 
     def answered_time(text: str, lang: str, day: dt.date, part: str | None) -> dt.datetime | None:
         time_of_day = parser.time_of_day(text, lang=lang, part=part)

@@ -30,6 +30,7 @@ from appliance.asr.base import AsrError
 from appliance.audio import AudioError
 from appliance.bus.mqtt import Bus
 from appliance.errors import BusError, StoreError
+from appliance.protocol.commands import READ_ONLY_ACTIONS
 from appliance.protocol.receipts import ASK, ASK_TIME, PART, Receipt, Source
 from appliance.protocol.topics import Topics
 from appliance.protocol.voice import (
@@ -107,6 +108,9 @@ class _Answer:
 
 KnownItems = Callable[[], Awaitable[Sequence[str]]]
 
+_ITEM_ACTIONS = frozenset({"shopping.add", "shopping.set_quantity", "shopping.uncomplete"})
+"""Actions after which "make that three" is about their item."""
+
 
 class VoiceSessions:
     def __init__(
@@ -148,6 +152,8 @@ class VoiceSessions:
         self._window: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._watchers: dict[str, asyncio.Queue[SatelliteEvent]] = {}
+        self._last_items: dict[str, tuple[str, float]] = {}
+        """Site -> the item its last change was about, and when (``time.monotonic``)."""
         self.results: list[TurnResult] = []
         self.memory: MemoryLike | None = None
         """Set once the memory is loaded (``appliance.memory.conversation``)."""
@@ -311,6 +317,7 @@ class VoiceSessions:
             lang=lang,
             items=items,
             milestones=milestones,
+            last_item=self._last_item(site),
         )
         session = _Session(site, claim, turn, milestones)
         self._sessions[site] = session
@@ -328,6 +335,7 @@ class VoiceSessions:
         items: Sequence[str],
         milestones: Milestones,
         expect: Expect = "command",
+        last_item: str | None = None,
     ) -> VoiceTurn:
         answer_only = expect != "command"
         turn = VoiceTurn(
@@ -344,9 +352,36 @@ class VoiceSessions:
             expect_published=self._expect_published,
             memory=None if answer_only else self.memory,
             first_audio_target_ms=self._settings.first_audio_target_ms,
+            last_item=last_item,
         )
         turn.start()
         return turn
+
+    def _last_item(self, site: str) -> str | None:
+        """The item the site's last change was about, if it came within
+        ``voice.refer_back_s``: what "make that three" changes."""
+        item, at = self._last_items.get(site, ("", 0.0))
+        if not item or time.monotonic() - at > self._settings.refer_back_s:
+            return None
+        return item
+
+    def _remember(self, site: str, receipts: Sequence[Receipt]) -> None:
+        """After a change at ``site``: the one item it added or changed, for "make that
+        three" next; none after any other change, or one of several items (a read
+        keeps what was there)."""
+        changed = [r for r in receipts if r.action and r.action not in READ_ONLY_ACTIONS]
+        if not changed:
+            return
+        about = [
+            item.name
+            for r in changed
+            if r.action in _ITEM_ACTIONS and r.status in ("success", "no_change")
+            for item in r.items
+        ]
+        if len(about) == 1 and len(changed) == 1:
+            self._last_items[site] = (about[0], time.monotonic())
+        else:
+            self._last_items.pop(site, None)
 
     def _event(self, site: str, event: SatelliteEvent) -> None:
         watcher = self._watchers.get(event.session_id or "")
@@ -377,6 +412,8 @@ class VoiceSessions:
             async with asyncio.timeout(self._settings.session_timeout_s):
                 result = await session.turn.run(self._sink(session))
                 self.results.append(result)
+                if result.decision == "act":
+                    self._remember(site, result.receipts)
                 outcome = _Outcome(result.receipts[0] if result.receipts else None, result.speech)
                 if result.speech:  # the turn ends when the satellite has played it
                     await self._wait_played(session)
@@ -563,6 +600,7 @@ class VoiceSessions:
         ]
         results = await self._service.execute_batch(requests)
         receipts = [r.receipt for r in results]
+        self._remember(session.site, receipts)
         reply = await speak(self._engines, receipts, session.turn.lang, self._sink(session))
         if reply:
             await self._wait_played(session)

@@ -32,6 +32,13 @@ class VoiceSettings(BaseModel):
         "answer asks for it ('what?') or only Whisper heard a 'yes' (the verifier heard a "
         "no, or no answer); the second answer must be a yes from both engines.",
     )
+    refer_back_s: float = Field(
+        default=120.0,
+        ge=0,
+        description="For this long after a satellite's command added or changed one item, "
+        "'make that three' at that satellite is about that item (0: never; such a request "
+        "must name its item).",
+    )
     first_audio_target_ms: float | None = Field(
         default=1000.0,
         ge=0,

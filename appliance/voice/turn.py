@@ -162,6 +162,13 @@ class MemoryLike(Protocol):
     ) -> None: ...
 
 
+class ParserFor(Protocol):
+    def __call__(self, lang: str, last_item: str | None = None) -> Parse:
+        """A text parser for the gate in ``lang``, bound to the current time and to the
+        item the conversation was last about ("make that three")."""
+        ...
+
+
 class Speaker(Protocol):
     def sample_rate_for(self, lang: str) -> int: ...
     def synthesize(self, text: str, lang: str) -> Iterator[bytes]: ...
@@ -201,8 +208,8 @@ class Engines:
     speaker: Speaker
     hints: Callable[[str, Sequence[str], Expect], Any]
     """(language, known items, what is expected) -> the primary engine's hints."""
-    parse: Callable[[str], Parse]
-    """language -> text parser for the gate, bound to the current time."""
+    parse: ParserFor
+    """(language, the item last talked about) -> text parser for the gate."""
     executor: Executor
     release_endpointer: Callable[[Any], None] | None = None
     """Hands a turn's endpointer back for reuse (its model stays loaded)."""
@@ -279,14 +286,17 @@ class VoiceTurn:
         expect_published: Callable[[str], asyncio.Future[None]] | None = None,
         memory: MemoryLike | None = None,
         first_audio_target_ms: float | None = None,
+        last_item: str | None = None,
     ) -> None:
         """``memory``: answers questions about the speaker and keeps the diary (None:
         no memory; such questions get the "only the list and the agenda" reply).
-        ``first_audio_target_ms``: the LLM narrates only within what is left of this
-        much time after the end of speech, less the speaker's own time (None: the
-        narrator's budget). ``expect``: "command" for a turn of its own; "answer" or
-        "time" for the answer to a question a turn asked (a yes/no, or a time of day),
-        which the turn only hears: the session reads and acts on it."""
+        ``last_item``: the item the site's last turn added or changed, which "make that
+        three" changes (None: such a request names no item). ``first_audio_target_ms``:
+        the LLM narrates only within what is left of this much time after the end of
+        speech, less the speaker's own time (None: the narrator's budget). ``expect``:
+        "command" for a turn of its own; "answer" or "time" for the answer to a question
+        a turn asked (a yes/no, or a time of day), which the turn only hears: the
+        session reads and acts on it."""
         self.session_id = session_id
         self.site = site
         self.user = user
@@ -295,6 +305,7 @@ class VoiceTurn:
         self.engines = engines
         self.service = service
         self.known_items = tuple(known_items)
+        self.last_item = last_item
         self.milestones = milestones or Milestones()
         self.dry_run = dry_run
         self.log_transcripts = log_transcripts
@@ -426,7 +437,8 @@ class VoiceTurn:
             return
         if pause_ms in self.held_pauses:
             return
-        if not unfinished(job.result().text, self.lang, self.engines.parse(self.lang)):
+        parse = self.engines.parse(self.lang, self.last_item)
+        if not unfinished(job.result().text, self.lang, parse):
             return
         if self._endpointer.hold(pause_ms):
             self.held_pauses.add(pause_ms)
@@ -531,7 +543,7 @@ class VoiceTurn:
         )
         # The gate and the second opinion read the same texts (best readings, beam
         # alternatives) more than once: parse each once per turn.
-        parse = functools.lru_cache(maxsize=64)(self.engines.parse(self.lang))
+        parse = functools.lru_cache(maxsize=64)(self.engines.parse(self.lang, self.last_item))
         vocabulary = self._verifier.vocabulary if self._verifier is not None else frozenset()
         gate = decide(heard_a, heard_b, parse, vocabulary, self._sounds, lang=self.lang)
         transcripts = {"whisper": heard_a.text, "verifier": heard_b.text if heard_b else ""}

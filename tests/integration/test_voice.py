@@ -212,6 +212,34 @@ async def test_how_much_of_an_item_both_engines_heard_is_set_at_once(
         assert [(i["name"], i["quantity"]) for i in items] == [("apples", 3)]
 
 
+async def test_make_that_three_changes_the_item_the_last_command_added(
+    voice_node: Node, mosquitto: Mosquitto
+) -> None:
+    # The satellite's last change was about one item: "make that three" is about it.
+    add = speech.pad(speech.piper("add two apples to the shopping list", **speech.FIXED),
+                     300, 1500)  # fmt: skip
+    change = speech.pad(speech.piper("make that three", **speech.FIXED), 300, 1500)
+    async with ha_client(mosquitto) as ha, satellite(mosquitto) as sat:
+        await ha.client.subscribe("appliance/receipts", qos=1)
+        receipts = []
+        for audio in (add, change):
+            session_id = await sat.claim()
+            await sat.wait("accept")
+            await sat.stream(session_id, audio)
+            voice = f"voice-{session_id}"
+            await ha.wait_for(lambda v=voice: any(r["request_id"] == v for r in ha.stream),
+                              timeout=60)  # fmt: skip
+            receipts.append(next(r for r in ha.stream if r["request_id"] == voice))
+            await sat.wait("end")
+        assert [(r["action"], r["status"]) for r in receipts] == [
+            ("shopping.add", "success"),
+            ("shopping.set_quantity", "success"),
+        ]
+        assert receipts[1]["details"]["transcripts"]["verifier"] == "make that three"
+        items = (await ha.command("shopping.list", {}))["items"]
+        assert [(i["name"], i["quantity"]) for i in items] == [("apples", 3)]
+
+
 async def test_how_much_of_an_item_only_whisper_can_hear_is_asked_and_set_on_yes(
     voice_node: Node, mosquitto: Mosquitto
 ) -> None:

@@ -373,6 +373,32 @@ def test_no_quantity_is_set_unless_one_is_said_alone(text: str, reason: str) -> 
     assert result.reason == reason
 
 
+@pytest.mark.parametrize(
+    ("text", "last_item", "expected"),
+    [
+        ("make that three", "apples", ShoppingSetQuantity(item="apples", quantity=3)),
+        ("actually, make it two liters", "oat milk",
+         ShoppingSetQuantity(item="oat milk", quantity=2, unit="l")),
+        ("change that to a dozen", "eggs", ShoppingSetQuantity(item="eggs", quantity=1, unit="dozen")),
+        # an item said is the item changed, whatever came before
+        ("make that three pears", "apples", ShoppingSetQuantity(item="pears", quantity=3)),
+    ],
+)  # fmt: skip
+def test_how_much_of_the_item_last_talked_about(
+    text: str, last_item: str, expected: Command
+) -> None:
+    result = parser().parse(text, lang="en", now=NOW, last_item=last_item)
+    assert result.commands == (expected,)
+
+
+def test_how_much_without_an_item_to_refer_to_changes_nothing() -> None:
+    result = parse("make that three")
+    assert (result.commands, result.reason) == ((), "missing_slot:item")
+    # a time is no amount, even with an item to refer to
+    timed = parser().parse("make it three pm", lang="en", now=NOW, last_item="apples")
+    assert timed.commands == ()
+
+
 def test_an_entry_changed_to_a_time_is_still_moved() -> None:
     assert parse("change the dentist to friday").command == AgendaMove(
         title="dentist", new_start=dt.date(2026, 12, 4)

@@ -228,6 +228,12 @@ def test_how_much_of_an_item(text: str, expected: Command) -> None:
     assert_command(text, expected)
 
 
+def test_how_much_of_the_item_last_talked_about() -> None:
+    said = parser().parse("na verdade, muda pra três", lang="pt", now=NOW, last_item="maçãs")
+    assert said.commands == (ShoppingSetQuantity(item="maçãs", quantity=3),)
+    assert parse("muda pra três").reason == "missing_slot:item"
+
+
 @pytest.mark.parametrize(
     "text", ["deixa pra lá", "troca leite por café", "muda pra leite de aveia"]
 )
