@@ -379,7 +379,8 @@ def test_no_quantity_is_set_unless_one_is_said_alone(text: str, reason: str) -> 
         ("make that three", "apples", ShoppingSetQuantity(item="apples", quantity=3)),
         ("actually, make it two liters", "oat milk",
          ShoppingSetQuantity(item="oat milk", quantity=2, unit="l")),
-        ("change that to a dozen", "eggs", ShoppingSetQuantity(item="eggs", quantity=1, unit="dozen")),
+        ("change that to a dozen", "eggs",
+         ShoppingSetQuantity(item="eggs", quantity=1, unit="dozen")),
         # an item said is the item changed, whatever came before
         ("make that three pears", "apples", ShoppingSetQuantity(item="pears", quantity=3)),
     ],
