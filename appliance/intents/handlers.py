@@ -318,8 +318,8 @@ def _shopping_set_quantity(ctx: Context) -> Outcome:
 
 
 def _last_item_amount(ctx: Context, amount: list[Word]) -> Outcome:
-    """ "make that three", "make it two liters": how much of the item the conversation
-    was last about (``Context.last_item``). Not when the amount names an item itself
+    """How much of the item the conversation was last about (``Context.last_item``):
+    "make that three", "make it two liters". Not when the amount names an item itself
     ("make that three apples", read with the item said)."""
     if not ctx.last_item:
         return _fail(Reason.missing("item"), final=False)
