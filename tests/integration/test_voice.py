@@ -223,6 +223,7 @@ async def test_make_that_three_changes_the_item_the_last_command_added(
         await ha.client.subscribe("appliance/receipts", qos=1)
         receipts = []
         for audio in (add, change):
+            sat.controls.clear()  # this turn's controls only
             session_id = await sat.claim()
             await sat.wait("accept")
             await sat.stream(session_id, audio)
@@ -238,6 +239,33 @@ async def test_make_that_three_changes_the_item_the_last_command_added(
         assert receipts[1]["details"]["transcripts"]["verifier"] == "make that three"
         items = (await ha.command("shopping.list", {}))["items"]
         assert [(i["name"], i["quantity"]) for i in items] == [("apples", 3)]
+
+
+async def test_make_that_three_after_several_items_changes_nothing_and_says_why(
+    voice_node: Node, mosquitto: Mosquitto
+) -> None:
+    # Which of two items "make that three" is about, nobody can tell: it names none.
+    add = speech.pad(speech.piper("add apples and pears to the shopping list", **speech.FIXED),
+                     300, 1500)  # fmt: skip
+    change = speech.pad(speech.piper("make that three", **speech.FIXED), 300, 1500)
+    async with ha_client(mosquitto) as ha, satellite(mosquitto) as sat:
+        await ha.client.subscribe("appliance/receipts", qos=1)
+        spoken = []
+        for audio in (add, change):
+            sat.controls.clear()  # this turn's controls only
+            session_id = await sat.claim()
+            await sat.wait("accept")
+            await sat.stream(session_id, audio)
+            spoken.append((await sat.wait("speak")).text)
+            await sat.wait("end")
+        added = [r for r in ha.stream if r["action"] == "shopping.add"]
+        assert sorted(i["name"] for r in added for i in r["items"]) == ["apples", "pears"]
+        assert spoken[1] == "I didn't catch which item to change; nothing was changed."
+        items = (await ha.command("shopping.list", {}))["items"]
+        assert sorted((i["name"], i["quantity"]) for i in items) == [
+            ("apples", None),
+            ("pears", None),
+        ]
 
 
 async def test_how_much_of_an_item_only_whisper_can_hear_is_asked_and_set_on_yes(
