@@ -128,7 +128,7 @@ def test_expected_components() -> None:
     assert platforms.count("button") == 1
     assert platforms.count("event") == 1
     assert platforms.count("notify") == 1
-    assert platforms.count("device_automation") == len(ACTIONS) == 15
+    assert platforms.count("device_automation") == len(ACTIONS) == 16
     assert len(platforms) == 6 + len(ACTIONS)
 
 
