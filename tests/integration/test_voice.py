@@ -195,17 +195,11 @@ async def test_a_change_only_one_engine_heard_is_asked_and_runs_on_yes(
 async def test_how_much_of_an_item_both_engines_heard_is_set_at_once(
     voice_node: Node, mosquitto: Mosquitto
 ) -> None:
-    command = speech.pad(speech.piper("make that three apples", **speech.FIXED), 300, 1500)
     async with ha_client(mosquitto) as ha, satellite(mosquitto) as sat:
         await ha.client.subscribe("appliance/receipts", qos=1)
         added = await ha.command("shopping.add", {"item": "apples", "quantity": 2})
         assert added["status"] == "success"
-        session_id = await sat.claim()
-        await sat.wait("accept")
-        await sat.stream(session_id, command)
-        voice = f"voice-{session_id}"
-        await ha.wait_for(lambda: any(r["request_id"] == voice for r in ha.stream), timeout=60)
-        receipt = next(r for r in ha.stream if r["request_id"] == voice)
+        receipt, _ = await _said(ha, sat, "make that three apples")
         assert (receipt["action"], receipt["status"]) == ("shopping.set_quantity", "success")
         assert receipt["details"]["transcripts"]["verifier"] == "make that three apples"
         items = (await ha.command("shopping.list", {}))["items"]
@@ -216,27 +210,13 @@ async def test_make_that_three_changes_the_item_the_last_command_added(
     voice_node: Node, mosquitto: Mosquitto
 ) -> None:
     # The satellite's last change was about one item: "make that three" is about it.
-    add = speech.pad(speech.piper("add two apples to the shopping list", **speech.FIXED),
-                     300, 1500)  # fmt: skip
-    change = speech.pad(speech.piper("make that three", **speech.FIXED), 300, 1500)
     async with ha_client(mosquitto) as ha, satellite(mosquitto) as sat:
         await ha.client.subscribe("appliance/receipts", qos=1)
-        receipts = []
-        for audio in (add, change):
-            sat.controls.clear()  # this turn's controls only
-            session_id = await sat.claim()
-            await sat.wait("accept")
-            await sat.stream(session_id, audio)
-            voice = f"voice-{session_id}"
-            await ha.wait_for(lambda v=voice: any(r["request_id"] == v for r in ha.stream),
-                              timeout=60)  # fmt: skip
-            receipts.append(next(r for r in ha.stream if r["request_id"] == voice))
-            await sat.wait("end")
-        assert [(r["action"], r["status"]) for r in receipts] == [
-            ("shopping.add", "success"),
-            ("shopping.set_quantity", "success"),
-        ]
-        assert receipts[1]["details"]["transcripts"]["verifier"] == "make that three"
+        added, _ = await _said(ha, sat, "add two apples to the shopping list")
+        changed, _ = await _said(ha, sat, "make that three")
+        assert (added["action"], added["status"]) == ("shopping.add", "success")
+        assert (changed["action"], changed["status"]) == ("shopping.set_quantity", "success")
+        assert changed["details"]["transcripts"]["verifier"] == "make that three"
         items = (await ha.command("shopping.list", {}))["items"]
         assert [(i["name"], i["quantity"]) for i in items] == [("apples", 3)]
 
@@ -245,22 +225,13 @@ async def test_make_that_three_after_several_items_changes_nothing_and_says_why(
     voice_node: Node, mosquitto: Mosquitto
 ) -> None:
     # Which of two items "make that three" is about, nobody can tell: it names none.
-    add = speech.pad(speech.piper("add apples and pears to the shopping list", **speech.FIXED),
-                     300, 1500)  # fmt: skip
-    change = speech.pad(speech.piper("make that three", **speech.FIXED), 300, 1500)
     async with ha_client(mosquitto) as ha, satellite(mosquitto) as sat:
         await ha.client.subscribe("appliance/receipts", qos=1)
-        spoken = []
-        for audio in (add, change):
-            sat.controls.clear()  # this turn's controls only
-            session_id = await sat.claim()
-            await sat.wait("accept")
-            await sat.stream(session_id, audio)
-            spoken.append((await sat.wait("speak")).text)
-            await sat.wait("end")
+        await _said(ha, sat, "add apples and pears to the shopping list")
+        _, spoken = await _said(ha, sat, "make that three")
         added = [r for r in ha.stream if r["action"] == "shopping.add"]
         assert sorted(i["name"] for r in added for i in r["items"]) == ["apples", "pears"]
-        assert spoken[1] == "I didn't catch which item to change; nothing was changed."
+        assert spoken == "I didn't catch which item to change; nothing was changed."
         items = (await ha.command("shopping.list", {}))["items"]
         assert sorted((i["name"], i["quantity"]) for i in items) == [
             ("apples", None),
@@ -425,6 +396,23 @@ async def test_a_move_to_a_part_of_the_day_is_asked_what_time(
         assert [e["title"] for e in events] == ["dentist"]
         start = dt.datetime.fromisoformat(events[0]["start"])
         assert start == dt.datetime.combine(tomorrow, dt.time(9, 30), tzinfo=dt.UTC)
+
+
+async def _said(ha: HaClient, sat: Satellite, text: str) -> tuple[dict[str, Any], str]:
+    """``text`` said by Piper (the same audio every run) in a session of its own at the
+    kitchen, to its end: the turn's first receipt and what the node said first. The
+    caller subscribed ``ha`` to the receipts."""
+    audio = speech.pad(speech.piper(text, **speech.FIXED), 300, 1500)
+    sat.controls.clear()  # this turn's controls only
+    session_id = await sat.claim()
+    await sat.wait("accept")
+    await sat.stream(session_id, audio)
+    voice = f"voice-{session_id}"
+    await ha.wait_for(lambda: any(r["request_id"].startswith(voice) for r in ha.stream),
+                      timeout=60)  # fmt: skip
+    spoken = (await sat.wait("speak")).text or ""
+    await sat.wait("end")
+    return next(r for r in ha.stream if r["request_id"].startswith(voice)), spoken
 
 
 async def _asked(ha: HaClient, sat: Satellite, command: bytes) -> tuple[str, dict[str, Any]]:
