@@ -346,6 +346,9 @@ def _item_handler(command: Callable[[str], Command], *, done: bool = False) -> H
     def handle(ctx: Context) -> Outcome:
         if _dated(ctx):
             return _DOES_NOT_APPLY  # an event: agenda.remove
+        said = " ".join(w.key for w in ctx.words("item") or ())
+        if ctx.last_item and said in ctx.lexicon.refers_back:
+            return Outcome(commands=(command(ctx.last_item),))  # "take it off the list"
         specs = _items(ctx, ctx.lexicon.done_trailing if done else ())
         if isinstance(specs, Outcome):
             return specs

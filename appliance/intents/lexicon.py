@@ -161,6 +161,9 @@ class Lexicon:
     fillers: FillerRules
     negation: Negation
     pronouns: frozenset[str]
+    refers_back: frozenset[str]
+    """Pronouns that stand for the item the conversation was last about ("take it off
+    the list", "tira isso da lista")."""
     item_trailing: tuple[Phrase, ...]
     needed_by_markers: frozenset[str]
     done_trailing: tuple[Phrase, ...]
@@ -319,6 +322,7 @@ def load_lexicon(lang: str) -> Lexicon:
             openers=_compile(r"^\s*(?:{})(?![\w'])", negation.get("openers", ())),
         ),
         pronouns=_words(raw["pronouns"]),
+        refers_back=_words(raw.get("refers_back", ())),
         item_trailing=_phrases(raw["item_trailing"]),
         needed_by_markers=_words(raw["needed_by_markers"]),
         done_trailing=_phrases(raw["done_trailing"]),

@@ -239,6 +239,29 @@ async def test_make_that_three_after_several_items_changes_nothing_and_says_why(
         ]
 
 
+async def test_take_it_off_removes_the_item_the_last_command_added_once_asked(
+    voice_node: Node, mosquitto: Mosquitto
+) -> None:
+    # "it" is the item the satellite's last change was about. The verifier's grammar
+    # has no "it" for an item: the removal is asked about, and runs on a yes.
+    reply = speech.pad(speech.piper("yes", **speech.FIXED), 300, 1500)
+    async with ha_client(mosquitto) as ha, satellite(mosquitto) as sat:
+        await ha.client.subscribe("appliance/receipts", qos=1)
+        added, _ = await _said(ha, sat, "add milk to the shopping list")
+        assert (added["action"], added["status"]) == ("shopping.add", "success")
+        sat.controls.clear()
+        command = speech.pad(speech.piper("take it off the list", **speech.FIXED), 300, 1500)
+        session_id, asked = await _asked(ha, sat, command)
+        assert asked["details"]["proposal"] == [{"action": "shopping.remove", "item": "milk"}]
+        question, report = await _answered(ha, sat, session_id, reply)
+        assert question == "Did you want to remove milk from the list?"
+        assert (report["receipt"]["action"], report["receipt"]["status"]) == (
+            "shopping.remove",
+            "success",
+        )
+        assert (await ha.command("shopping.list", {}))["items"] == []
+
+
 async def test_how_much_of_an_item_only_whisper_can_hear_is_asked_and_set_on_yes(
     voice_node: Node, mosquitto: Mosquitto
 ) -> None:

@@ -392,6 +392,27 @@ def test_how_much_of_the_item_last_talked_about(
     assert result.commands == (expected,)
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("take it off the list", ShoppingRemove(item="milk")),
+        ("delete that", ShoppingRemove(item="milk")),
+        ("check that off", ShoppingComplete(item="milk")),
+        ("put it back on the list", ShoppingUncomplete(item="milk")),
+    ],
+)
+def test_it_is_the_item_last_talked_about(text: str, expected: Command) -> None:
+    result = parser().parse(text, lang="en", now=NOW, last_item="milk")
+    assert result.commands == (expected,)
+    alone = parse(text)  # nothing talked about: no item
+    assert (alone.commands, alone.reason) == ((), "missing_slot:item")
+
+
+def test_scratch_that_still_calls_off_whatever_was_talked_about() -> None:
+    result = parser().parse("scratch that", lang="en", now=NOW, last_item="milk")
+    assert (result.commands, result.reason) == ((), "negated")
+
+
 def test_how_much_without_an_item_to_refer_to_changes_nothing() -> None:
     result = parse("make that three")
     assert (result.commands, result.reason) == ((), "missing_slot:item")

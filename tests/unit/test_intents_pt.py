@@ -232,6 +232,8 @@ def test_how_much_of_the_item_last_talked_about() -> None:
     said = parser().parse("na verdade, muda pra três", lang="pt", now=NOW, last_item="maçãs")
     assert said.commands == (ShoppingSetQuantity(item="maçãs", quantity=3),)
     assert parse("muda pra três").reason == "missing_slot:item"
+    removed = parser().parse("tira isso da lista", lang="pt", now=NOW, last_item="leite")
+    assert removed.commands == (ShoppingRemove(item="leite"),)
 
 
 @pytest.mark.parametrize(
