@@ -1327,8 +1327,9 @@ _WHISPER_READINGS = frozenset({"go and", "go"})
 def _polite_start(lang: str) -> Node:
     """The words before a command that the parser drops ("hey, could you please ...",
     "don't forget to ..."), from the lexicon's fillers and negation exemptions, so the
-    verifier can hear a polite command too. Hesitations are left to the decoder's
-    filler models."""
+    verifier can hear a polite command too; and the negation words it must be able to
+    hear there (``negation.heard``: "não coloca leite na lista", which the parser
+    refuses). Hesitations are left to the decoder's filler models."""
     raw = load_lexicon(lang).raw
     fillers = raw["fillers"]
 
@@ -1337,10 +1338,11 @@ def _polite_start(lang: str) -> Node:
         return tuple(_seq(Word(w) for w in t.split()) for t in unique if t and t not in skip)
 
     unheard = frozenset(str(t).lower() for t in fillers.get("unheard", ()))
+    negation = raw["negation"]
     leading = phrases(
-        (*fillers.get("leading", ()), *raw["negation"].get("exempt", ())),
+        (*fillers.get("leading", ()), *negation.get("exempt", ())),
         _HESITATIONS | _NOT_A_START | _WHISPER_READINGS | unheard,
-    )
+    ) + phrases(negation.get("heard", ()), frozenset())
     anywhere = phrases(fillers.get("anywhere", ()), _HESITATIONS | unheard)
     return Alt((Seq((Alt(leading), Alt(anywhere, optional=True))), Alt(anywhere)))
 
