@@ -194,8 +194,10 @@ async def _run(
     not_commands: Sequence[str] = NOT_COMMANDS,
     *,
     vad: Mapping[str, Any] | None = None,
+    last_item: str | None = None,
 ) -> dict[str, Any]:
-    """``vad``: end-of-speech settings changed from the defaults."""
+    """``vad``: end-of-speech settings changed from the defaults. ``last_item``: the item
+    each turn's site last added ("make that three" is about it)."""
     from appliance.actions.service import ActionService
     from appliance.node import open_database
     from appliance.protocol.topics import Topics
@@ -229,7 +231,7 @@ async def _run(
                         n += 1
                         # The turn parses with its own clock: so does what was said
                         # ("tomorrow" is another day once a run crosses midnight).
-                        parse = engines.parse("en")
+                        parse = engines.parse("en", last_item)
                         said = parse(text) if is_command else None
                         truth = said.commands if said is not None else ()
                         pcm = noisy(speech.pad(voice(text), 300, 1200))
@@ -241,6 +243,7 @@ async def _run(
                             engines=engines,
                             service=service,
                             known_items=await service.known_items("bench"),
+                            last_item=last_item,
                         )
                         result = await hear(turn, pcm)
                         counts["held_turns"] += bool(turn.held_pauses)

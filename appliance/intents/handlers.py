@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 
 from pydantic import ValidationError
 
-from appliance.actions.items import display_name
+from appliance.actions.items import UNIT_BY_ALIAS, display_name
 from appliance.intents import gate
 from appliance.intents.dateparse import DateparserFallback
 from appliance.intents.dates import DateGrammar, When
@@ -305,6 +305,8 @@ def _shopping_set_quantity(ctx: Context) -> Outcome:
     if len(specs) != 1:
         return _fail(Reason.TWO_REQUESTS, final=False)  # "make it two apples and a pear"
     spec = specs[0]
+    if fold(spec.name) in _UNIT_WORDS:
+        return _fail(Reason.missing("item"), final=False)  # "make it four cartons": of what?
     if amount is not None:
         # "two liters" said apart from "the milk" is read as "two liters milk"
         whole = f"{ctx.text(amount)} {spec.name}"
@@ -322,7 +324,10 @@ def _last_item_amount(ctx: Context, amount: list[Word]) -> Outcome:
     "make that three", "make it two liters". Not when the amount names an item itself
     ("make that three apples", read with the item said)."""
     if not ctx.last_item:
-        return _fail(Reason.missing("item"), final=False)
+        alone = parse_item(ctx.utterance.original, amount, ctx.lexicon)
+        if alone.name and fold(alone.name) not in _UNIT_WORDS:
+            return _DOES_NOT_APPLY  # "make it pasta": no amount, read with the item
+        return _fail(Reason.missing("item"), final=False)  # "make that three": of what?
     whole = f"{ctx.text(amount)} {ctx.last_item}"
     spec = parse_item(whole, words_of(whole), ctx.lexicon)
     if spec.quantity is None or fold(spec.name) != fold(display_name(ctx.last_item)):
@@ -330,6 +335,9 @@ def _last_item_amount(ctx: Context, amount: list[Word]) -> Outcome:
     return Outcome(
         commands=(ShoppingSetQuantity(item=spec.name, quantity=spec.quantity, unit=spec.unit),)
     )
+
+
+_UNIT_WORDS = frozenset(fold(alias) for alias in UNIT_BY_ALIAS)
 
 
 def _a_count(words: Sequence[Word] | None, lexicon: Lexicon) -> bool:

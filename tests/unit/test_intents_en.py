@@ -358,6 +358,7 @@ def test_how_much_of_an_item(text: str, expected: Command) -> None:
     ("text", "reason"),
     [
         ("make it pasta", "missing_slot:quantity"),  # no amount: no change of quantity
+        ("make it four cartons", "missing_slot:item"),  # of what?
         ("change the milk to oat milk", "missing_slot:quantity"),  # another item, not more
         ("make that three apples and two pears", "two_requests"),
         ("make it three pm", "not_understood"),
