@@ -323,12 +323,14 @@ def _last_item_amount(ctx: Context, amount: list[Word]) -> Outcome:
     """How much of the item the conversation was last about (``Context.last_item``):
     "make that three", "make it two liters". Not when the amount names an item itself
     ("make that three apples", read with the item said)."""
+    first = ctx.lexicon.amount_homophones.get(amount[0].key)
+    said = " ".join([first, ctx.text(amount[1:])] if first else [ctx.text(amount)]).strip()
     if not ctx.last_item:
-        alone = parse_item(ctx.utterance.original, amount, ctx.lexicon)
+        alone = parse_item(said, words_of(said), ctx.lexicon)
         if alone.name and fold(alone.name) not in _UNIT_WORDS:
             return _DOES_NOT_APPLY  # "make it pasta": no amount, read with the item
         return _fail(Reason.missing("item"), final=False)  # "make that three": of what?
-    whole = f"{ctx.text(amount)} {ctx.last_item}"
+    whole = f"{said} {ctx.last_item}"
     spec = parse_item(whole, words_of(whole), ctx.lexicon)
     if spec.quantity is None or fold(spec.name) != fold(display_name(ctx.last_item)):
         return _DOES_NOT_APPLY

@@ -162,6 +162,9 @@ class Lexicon:
     negation: Negation
     pronouns: frozenset[str]
     refers_back: frozenset[str]
+    amount_homophones: Mapping[str, str]
+    """A number word as Whisper writes it when nothing says it is a number, said first
+    in an amount ("make that too", "make it for cartons"): the number."""
     """Pronouns that stand for the item the conversation was last about ("take it off
     the list", "tira isso da lista")."""
     item_trailing: tuple[Phrase, ...]
@@ -323,6 +326,9 @@ def load_lexicon(lang: str) -> Lexicon:
         ),
         pronouns=_words(raw["pronouns"]),
         refers_back=_words(raw.get("refers_back", ())),
+        amount_homophones={
+            fold(k): fold(v) for k, v in (raw.get("amount_homophones") or {}).items()
+        },
         item_trailing=_phrases(raw["item_trailing"]),
         needed_by_markers=_words(raw["needed_by_markers"]),
         done_trailing=_phrases(raw["done_trailing"]),

@@ -382,6 +382,10 @@ def test_no_quantity_is_set_unless_one_is_said_alone(text: str, reason: str) -> 
          ShoppingSetQuantity(item="oat milk", quantity=2, unit="l")),
         ("change that to a dozen", "eggs",
          ShoppingSetQuantity(item="eggs", quantity=1, unit="dozen")),
+        # a number as Whisper writes it when it hears none coming
+        ("Make it for cartons.", "milk",
+         ShoppingSetQuantity(item="milk", quantity=4, unit="carton")),
+        ("Make that free.", "apples", ShoppingSetQuantity(item="apples", quantity=3)),
         # an item said is the item changed, whatever came before
         ("make that three pears", "apples", ShoppingSetQuantity(item="pears", quantity=3)),
     ],
