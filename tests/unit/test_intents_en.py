@@ -386,6 +386,7 @@ def test_no_quantity_is_set_unless_one_is_said_alone(text: str, reason: str) -> 
         ("Make it for cartons.", "milk",
          ShoppingSetQuantity(item="milk", quantity=4, unit="carton")),
         ("Make that free.", "apples", ShoppingSetQuantity(item="apples", quantity=3)),
+        ("Actually make that too.", "apples", ShoppingSetQuantity(item="apples", quantity=2)),
         # an item said is the item changed, whatever came before
         ("make that three pears", "apples", ShoppingSetQuantity(item="pears", quantity=3)),
     ],
