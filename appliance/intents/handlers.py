@@ -308,11 +308,10 @@ def _shopping_set_quantity(ctx: Context) -> Outcome:
     if fold(spec.name) in _UNIT_WORDS:
         return _fail(Reason.missing("item"), final=False)  # "make it four cartons": of what?
     if amount is not None:
-        # "two liters" said apart from "the milk" is read as "two liters milk"
-        whole = f"{ctx.text(amount)} {spec.name}"
-        spec = parse_item(whole, words_of(whole), ctx.lexicon)
-        if fold(spec.name) != fold(specs[0].name):
+        said_apart = _set_to(ctx, amount, spec.name)
+        if said_apart is None:
             return _fail(Reason.missing("quantity"), final=False)  # "to oat milk": a swap
+        return Outcome(commands=(said_apart,))
     if spec.quantity is None:
         return _fail(Reason.missing("quantity"), final=False)
     command = ShoppingSetQuantity(item=spec.name, quantity=spec.quantity, unit=spec.unit)
@@ -323,20 +322,31 @@ def _last_item_amount(ctx: Context, amount: list[Word]) -> Outcome:
     """How much of the item the conversation was last about (``Context.last_item``):
     "make that three", "make it two liters". Not when the amount names an item itself
     ("make that three apples", read with the item said)."""
-    first = ctx.lexicon.amount_homophones.get(amount[0].key)
-    said = " ".join([first, ctx.text(amount[1:])] if first else [ctx.text(amount)]).strip()
     if not ctx.last_item:
+        said = _amount_text(ctx, amount)
         alone = parse_item(said, words_of(said), ctx.lexicon)
         if alone.name and fold(alone.name) not in _UNIT_WORDS:
             return _DOES_NOT_APPLY  # "make it pasta": no amount, read with the item
         return _fail(Reason.missing("item"), final=False)  # "make that three": of what?
-    whole = f"{said} {ctx.last_item}"
+    command = _set_to(ctx, amount, ctx.last_item)
+    return _DOES_NOT_APPLY if command is None else Outcome(commands=(command,))
+
+
+def _set_to(ctx: Context, amount: Sequence[Word], name: str) -> ShoppingSetQuantity | None:
+    """``amount`` (said apart from the item: "two liters") read as how much of ``name``
+    ("two liters milk"); None when it says no quantity, or names another item ("oat
+    milk", "three apples" of the milk)."""
+    whole = f"{_amount_text(ctx, amount)} {name}"
     spec = parse_item(whole, words_of(whole), ctx.lexicon)
-    if spec.quantity is None or fold(spec.name) != fold(display_name(ctx.last_item)):
-        return _DOES_NOT_APPLY
-    return Outcome(
-        commands=(ShoppingSetQuantity(item=spec.name, quantity=spec.quantity, unit=spec.unit),)
-    )
+    if spec.quantity is None or fold(spec.name) != fold(display_name(name)):
+        return None
+    return ShoppingSetQuantity(item=spec.name, quantity=spec.quantity, unit=spec.unit)
+
+
+def _amount_text(ctx: Context, amount: Sequence[Word]) -> str:
+    """The words of an amount, its first a number where Whisper wrote its homophone."""
+    first = ctx.lexicon.amount_homophones.get(amount[0].key)
+    return f"{first} {ctx.text(amount[1:])}".strip() if first else ctx.text(amount)
 
 
 _UNIT_WORDS = frozenset(fold(alias) for alias in UNIT_BY_ALIAS)

@@ -162,11 +162,11 @@ class Lexicon:
     negation: Negation
     pronouns: frozenset[str]
     refers_back: frozenset[str]
+    """Pronouns that stand for the item the conversation was last about ("take it off
+    the list", "tira isso da lista")."""
     amount_homophones: Mapping[str, str]
     """A number word as Whisper writes it when nothing says it is a number, said first
     in an amount ("make that too", "make it for cartons"): the number."""
-    """Pronouns that stand for the item the conversation was last about ("take it off
-    the list", "tira isso da lista")."""
     item_trailing: tuple[Phrase, ...]
     needed_by_markers: frozenset[str]
     done_trailing: tuple[Phrase, ...]
