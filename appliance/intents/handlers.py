@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from pydantic import ValidationError
 
-from appliance.actions.items import UNIT_BY_ALIAS, display_name
+from appliance.actions.items import UNIT_BY_ALIAS, display_name, item_key
 from appliance.intents import gate
 from appliance.intents.dateparse import DateparserFallback
 from appliance.intents.dates import DateGrammar, When
@@ -279,6 +280,9 @@ def _shopping_add(ctx: Context) -> Outcome:
     needed_by = _needed_by(ctx)
     if not needed_by and _dated(ctx):
         return _DOES_NOT_APPLY  # agenda.add
+    more = _more_of_it(ctx)
+    if more is not None:
+        return more
     specs = _items(ctx, needed_by=needed_by)
     if ctx.candidate.metadata.get("unit_needed") and (
         isinstance(specs, Outcome) or any(s.unit is None for s in specs)
@@ -287,6 +291,30 @@ def _shopping_add(ctx: Context) -> Outcome:
     if isinstance(specs, Outcome):
         return specs
     return _build(lambda s: ShoppingAdd(item=s.name, quantity=s.quantity, unit=s.unit), specs)
+
+
+def _more_of_it(ctx: Context) -> Outcome | None:
+    """More of the item the conversation was last about (``Context.last_item``), said
+    without naming it: "add two more", "add another one", "coloca mais dois" (lexicon
+    ``more_of_it``, ``another``). None when the words are no such amount."""
+    words = ctx.words("item")
+    if not words or ctx.words("more"):
+        return None
+    keys = [w.key for w in words]
+    another = " ".join(keys) in ctx.lexicon.another
+    if not another and not ctx.lexicon.more_of_it & set(keys):
+        return None
+    if not another and parse_item(ctx.utterance.original, words, ctx.lexicon).name:
+        return None  # "two more apples": named
+    if not ctx.last_item:
+        return _fail(Reason.missing("item"))  # "add another": of what?
+    if another:
+        return Outcome(commands=(ShoppingAdd(item=display_name(ctx.last_item), quantity=1),))
+    whole = f"{ctx.text(words)} {ctx.last_item}"
+    spec = parse_item(whole, words_of(whole), ctx.lexicon)
+    if spec.quantity is None or fold(spec.name) != fold(display_name(ctx.last_item)):
+        return _fail(Reason.missing("item"))  # "add some more": how much?
+    return Outcome(commands=(ShoppingAdd(item=spec.name, quantity=spec.quantity, unit=spec.unit),))
 
 
 def _shopping_set_quantity(ctx: Context) -> Outcome:
@@ -350,6 +378,14 @@ def _amount_text(ctx: Context, amount: Sequence[Word]) -> str:
 
 
 _UNIT_WORDS = frozenset(fold(alias) for alias in UNIT_BY_ALIAS)
+
+
+@functools.cache
+def _groceries(lang: str) -> frozenset[str]:
+    """The ``item_key`` of each item of the built-in grocery vocabulary of ``lang``."""
+    from appliance.asr.grammar import groceries  # it reads this package's templates
+
+    return frozenset(item_key(name) for name in groceries(lang))
 
 
 def _a_count(words: Sequence[Word] | None, lexicon: Lexicon) -> bool:
@@ -677,6 +713,8 @@ def _agenda_move(ctx: Context) -> Outcome:
         return event
     title, old = event.title, event.when
     target = ctx.words("when")
+    if _a_count(target, ctx.lexicon) and item_key(title) in _groceries(ctx.lexicon.language):
+        return _DOES_NOT_APPLY  # "change milk to 3": a count of milk, not 3 o'clock
     new = _full_date(ctx, target) if target else None
     if (new is None or new.empty) and target and not (new is not None and new.part_only):
         new = _bare_time(ctx, target)

@@ -167,6 +167,11 @@ class Lexicon:
     amount_homophones: Mapping[str, str]
     """A number word as Whisper writes it when nothing says it is a number, said first
     in an amount ("make that too", "make it for cartons"): the number."""
+    more_of_it: frozenset[str]
+    """Words that make a count said without an item more of the item the conversation
+    was last about ("add two more", "coloca mais dois")."""
+    another: frozenset[str]
+    """Phrases that say one more of it ("add another one", "adiciona mais um")."""
     item_trailing: tuple[Phrase, ...]
     needed_by_markers: frozenset[str]
     done_trailing: tuple[Phrase, ...]
@@ -326,6 +331,8 @@ def load_lexicon(lang: str) -> Lexicon:
         ),
         pronouns=_words(raw["pronouns"]),
         refers_back=_words(raw.get("refers_back", ())),
+        more_of_it=_words(raw.get("more_of_it", ())),
+        another=_words(raw.get("another", ())),
         amount_homophones={
             fold(k): fold(v) for k, v in (raw.get("amount_homophones") or {}).items()
         },

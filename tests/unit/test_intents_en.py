@@ -340,6 +340,9 @@ def test_shopping_item_actions(text: str, expected: Command) -> None:
         ("change that to a dozen eggs", ShoppingSetQuantity(item="eggs", quantity=1, unit="dozen")),
         ("change the milk to two liters", ShoppingSetQuantity(item="milk", quantity=2, unit="l")),
         ("change the milk to three", ShoppingSetQuantity(item="milk", quantity=3)),
+        # a count said of a grocery item, not the hour: "change the dentist to 3" moves
+        ("change milk to 3", ShoppingSetQuantity(item="milk", quantity=3)),
+        ("change eggs to twelve", ShoppingSetQuantity(item="eggs", quantity=12)),
         ("update the apples to 5", ShoppingSetQuantity(item="apples", quantity=5)),
         ("set eggs to a dozen", ShoppingSetQuantity(item="eggs", quantity=1, unit="dozen")),
         ("change the quantity of apples to five", ShoppingSetQuantity(item="apples", quantity=5)),
@@ -364,6 +367,8 @@ def test_how_much_of_an_item(text: str, expected: Command) -> None:
         ("make it three pm", "not_understood"),
         # corrected as it is said, the opener after the request: never half of it run
         ("add two apples, actually make that three", "negated"),
+        ("add two apples, make that three", "negated"),  # no item "make that three"
+        ("add milk, make it two liters", "negated"),
         ("make it three apples, I mean four", "negated"),
         ("never mind, make that three apples", "negated"),
     ],
@@ -412,6 +417,37 @@ def test_it_is_the_item_last_talked_about(text: str, expected: Command) -> None:
     assert result.commands == (expected,)
     alone = parse(text)  # nothing talked about: no item
     assert (alone.commands, alone.reason) == ((), "missing_slot:item")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("add two more", ShoppingAdd(item="apples", quantity=2)),
+        ("put three more on the list", ShoppingAdd(item="apples", quantity=3)),
+        ("we need two more", ShoppingAdd(item="apples", quantity=2)),
+        ("add another one", ShoppingAdd(item="apples", quantity=1)),
+        ("add one more to the shopping list", ShoppingAdd(item="apples", quantity=1)),
+        ("add another", ShoppingAdd(item="apples", quantity=1)),
+        ("add two more kilos", ShoppingAdd(item="apples", quantity=2, unit="kg")),
+        # an item said is the item added
+        ("add two more pears", ShoppingAdd(item="pears", quantity=2)),
+        ("add another bag of rice", ShoppingAdd(item="rice", quantity=1, unit="bag")),
+    ],
+)
+def test_more_of_the_item_last_talked_about(text: str, expected: Command) -> None:
+    result = parser().parse(text, lang="en", now=NOW, last_item="apples")
+    assert result.commands == (expected,)
+
+
+@pytest.mark.parametrize("text", ["add two more", "add another", "add another one"])
+def test_more_of_nothing_talked_about_is_no_item(text: str) -> None:
+    result = parse(text)  # never an item called "another"
+    assert (result.commands, result.reason) == ((), "missing_slot:item")
+
+
+def test_more_without_a_count_adds_nothing() -> None:
+    result = parser().parse("add some more", lang="en", now=NOW, last_item="apples")
+    assert (result.commands, result.reason) == ((), "missing_slot:item")
 
 
 def test_scratch_that_still_calls_off_whatever_was_talked_about() -> None:
@@ -1439,6 +1475,8 @@ def test_unsupported_agenda_range(text: str) -> None:
             AgendaMove(title="meeting with Ana", new_time=dt.time(15)),
         ),
         ("change the dentist to five", AgendaMove(title="dentist", new_time=dt.time(17))),
+        ("change dentist to 3", AgendaMove(title="dentist", new_time=dt.time(15))),
+        ("change the eggs to 3 pm", AgendaMove(title="eggs", new_time=dt.time(15))),
         (
             "move the plumber to 7:30",
             AgendaMove(title="plumber", new_time=dt.time(19, 30), either_half=True),

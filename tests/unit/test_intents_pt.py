@@ -219,6 +219,7 @@ def test_shopping_item_actions(text: str, expected: Command) -> None:
         ("altera a quantidade de maçãs para cinco", ShoppingSetQuantity(item="maçãs", quantity=5)),
         ("troca os ovos pra uma dúzia", ShoppingSetQuantity(item="ovos", quantity=1, unit="dozen")),
         ("muda pra três maçãs", ShoppingSetQuantity(item="maçãs", quantity=3)),
+        ("muda leite pra 3", ShoppingSetQuantity(item="leite", quantity=3)),  # not 3 o'clock
         ("na verdade, muda isso pra dois litros de leite",
          ShoppingSetQuantity(item="leite", quantity=2, unit="l")),
         ("a gente precisa de três maçãs então", ShoppingSetQuantity(item="maçãs", quantity=3)),
@@ -228,12 +229,38 @@ def test_how_much_of_an_item(text: str, expected: Command) -> None:
     assert_command(text, expected)
 
 
+def test_a_request_corrected_as_it_is_said_is_not_run() -> None:
+    result = parse("adiciona duas maçãs, muda pra três")  # nenhum item "muda pra três"
+    assert (result.commands, result.reason) == ((), "negated")
+
+
 def test_how_much_of_the_item_last_talked_about() -> None:
     said = parser().parse("na verdade, muda pra três", lang="pt", now=NOW, last_item="maçãs")
     assert said.commands == (ShoppingSetQuantity(item="maçãs", quantity=3),)
     assert parse("muda pra três").reason == "missing_slot:item"
     removed = parser().parse("tira isso da lista", lang="pt", now=NOW, last_item="leite")
     assert removed.commands == (ShoppingRemove(item="leite"),)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("coloca mais dois", ShoppingAdd(item="leite", quantity=2)),
+        ("adiciona mais dois litros", ShoppingAdd(item="leite", quantity=2, unit="l")),
+        ("adiciona mais um", ShoppingAdd(item="leite", quantity=1)),
+        ("coloca outro na lista", ShoppingAdd(item="leite", quantity=1)),
+        ("coloca mais duas maçãs na lista", ShoppingAdd(item="maçãs", quantity=2)),
+    ],
+)
+def test_more_of_the_item_last_talked_about(text: str, expected: Command) -> None:
+    result = parser().parse(text, lang="pt", now=NOW, last_item="leite")
+    assert result.commands == (expected,)
+
+
+@pytest.mark.parametrize("text", ["adiciona outro", "adiciona mais um", "coloca mais uma"])
+def test_more_of_nothing_talked_about_is_no_item(text: str) -> None:
+    result = parse(text)  # nunca um item chamado "outro" ou "um"
+    assert (result.commands, result.reason) == ((), "missing_slot:item")
 
 
 @pytest.mark.parametrize(
