@@ -30,7 +30,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-import onnxruntime
+import onnxruntime  # type: ignore[import-untyped,unused-ignore]
 import onnxruntime.capi.onnxruntime_pybind11_state as ort_state  # type: ignore[import-untyped,unused-ignore]
 from piper import PiperVoice, SynthesisConfig
 
@@ -84,7 +84,7 @@ def _load(files: VoiceFiles) -> PiperVoice:
         voice = PiperVoice.load(files.model, config_path=files.config)
     except _PIPER_ERRORS as err:
         raise TtsError(f"cannot load Piper voice {files.model}: {err}") from err
-    voice = dataclasses.replace(voice, session=_ShrinkingSession(voice.session))  # type: ignore[arg-type]
+    voice = dataclasses.replace(voice, session=_ShrinkingSession(voice.session))
     log.info(
         "loaded Piper voice %s (%d Hz) in %.2f s",
         files.model.name,
