@@ -98,17 +98,23 @@ def test_nothing_to_say_is_no_audio(speaker: PiperSpeaker) -> None:
     assert list(speaker.synthesize(" ... ", "en")) == []
 
 
-def test_the_first_sentence_streams_before_the_rest_is_synthesized(
-    speaker: PiperSpeaker, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    spoken: list[str] = []
+@pytest.fixture
+def spoken(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The texts Piper is given to synthesize, in order."""
+    texts: list[str] = []
     original = PiperVoice.synthesize
 
     def spy(self: PiperVoice, text: str, syn_config: SynthesisConfig | None = None) -> Any:
-        spoken.append(text)
+        texts.append(text)
         return original(self, text, syn_config)
 
     monkeypatch.setattr(PiperVoice, "synthesize", spy)
+    return texts
+
+
+def test_the_first_sentence_streams_before_the_rest_is_synthesized(
+    speaker: PiperSpeaker, spoken: list[str]
+) -> None:
     reply = "I added 2 l milk to the shopping list. Is there anything else you need today?"
     started = time.perf_counter()
     stream = speaker.synthesize(reply, "en")
@@ -132,16 +138,8 @@ LIST_READ = (
 
 
 def test_a_long_sentence_is_spoken_in_pieces_cut_at_its_commas(
-    speaker: PiperSpeaker, monkeypatch: pytest.MonkeyPatch
+    speaker: PiperSpeaker, spoken: list[str]
 ) -> None:
-    spoken: list[str] = []
-    original = PiperVoice.synthesize
-
-    def spy(self: PiperVoice, text: str, syn_config: SynthesisConfig | None = None) -> Any:
-        spoken.append(text)
-        return original(self, text, syn_config)
-
-    monkeypatch.setattr(PiperVoice, "synthesize", spy)
     chunks = list(speaker.synthesize(f"{LIST_READ} Anything else?", "en"))
     assert len(spoken) == len(chunks) == 4  # three pieces of the list, then the question
     assert all(len(piece) <= 80 for piece in spoken)
