@@ -77,17 +77,33 @@ def _negation_word(token: str, lexicon: Lexicon) -> bool:
 _DO_NOT = re.compile(r"(?<![\w'])(?:do|does|did)\s+(?=not(?![\w']))")
 
 
+def _after_negation(folded: str, lexicon: Lexicon) -> int:
+    """Where the words of a folded text start after the negation words it starts with
+    ("don't | make it three"); 0 if it starts with none."""
+    at = 0
+    for token in re.finditer(r"\S+", folded):
+        if not _negation_word(token.group(0), lexicon):
+            break
+        at = token.end()
+    return at
+
+
 def without_negation(text: str, lexicon: Lexicon) -> str | None:
     """``text`` (folded) without its negation words ("don't add milk to the list": "add
     milk to the list"; "do not" goes whole); None when it has none, or says a phrase
     exempt from the negation check ("don't forget to"), which is no negation to leave
     out; None too when it says a negation phrase ("never mind", "I mean"), which calls
-    off or corrects what was said around it rather than saying its opposite."""
+    off or corrects what was said around it rather than saying its opposite (an opener
+    said first is none: "don't make it three" is "make it three")."""
     folded = _folded(text)[1]
     negation = lexicon.negation
-    if any(p is not None and p.search(folded) for p in (negation.exempt, negation.phrases)):
+    if negation.exempt is not None and negation.exempt.search(folded):
         return None
     folded = _DO_NOT.sub("", folded)
+    said = _after_negation(folded, lexicon)
+    opening = said + _opener_end(folded[said:], lexicon)
+    if negation.phrases is not None and negation.phrases.search(folded, opening):
+        return None
     kept = [token for token in folded.split() if not _negation_word(token, lexicon)]
     return " ".join(kept) if len(kept) < len(folded.split()) else None
 

@@ -302,17 +302,17 @@ def _more_of_it(ctx: Context) -> Outcome | None:
         return None
     keys = [w.key for w in words]
     another = " ".join(keys) in ctx.lexicon.another
-    if not another and not ctx.lexicon.more_of_it & set(keys):
-        return None
-    if not another and parse_item(ctx.utterance.original, words, ctx.lexicon).name:
-        return None  # "two more apples": named
+    if not another and (
+        not ctx.lexicon.more_of_it & set(keys)
+        or parse_item(ctx.utterance.original, words, ctx.lexicon).name
+    ):
+        return None  # no "more", or "two more apples": named
     if not ctx.last_item:
         return _fail(Reason.missing("item"))  # "add another": of what?
     if another:
         return Outcome(commands=(ShoppingAdd(item=display_name(ctx.last_item), quantity=1),))
-    whole = f"{ctx.text(words)} {ctx.last_item}"
-    spec = parse_item(whole, words_of(whole), ctx.lexicon)
-    if spec.quantity is None or fold(spec.name) != fold(display_name(ctx.last_item)):
+    spec = _amount_of(ctx, words, ctx.last_item)
+    if spec is None:
         return _fail(Reason.missing("item"))  # "add some more": how much?
     return Outcome(commands=(ShoppingAdd(item=spec.name, quantity=spec.quantity, unit=spec.unit),))
 
@@ -361,14 +361,22 @@ def _last_item_amount(ctx: Context, amount: list[Word]) -> Outcome:
 
 
 def _set_to(ctx: Context, amount: Sequence[Word], name: str) -> ShoppingSetQuantity | None:
-    """``amount`` (said apart from the item: "two liters") read as how much of ``name``
-    ("two liters milk"); None when it says no quantity, or names another item ("oat
-    milk", "three apples" of the milk)."""
+    """``amount`` (said apart from the item) set as how much of ``name`` is needed."""
+    spec = _amount_of(ctx, amount, name)
+    if spec is None or spec.quantity is None:  # a spec comes with its quantity
+        return None
+    return ShoppingSetQuantity(item=spec.name, quantity=spec.quantity, unit=spec.unit)
+
+
+def _amount_of(ctx: Context, amount: Sequence[Word], name: str) -> ItemSpec | None:
+    """``amount`` (said apart from the item: "two liters", "two more") read as how much
+    of ``name`` ("two liters milk"); None when it says no quantity, or names another
+    item ("oat milk", "three apples" of the milk)."""
     whole = f"{_amount_text(ctx, amount)} {name}"
     spec = parse_item(whole, words_of(whole), ctx.lexicon)
     if spec.quantity is None or fold(spec.name) != fold(display_name(name)):
         return None
-    return ShoppingSetQuantity(item=spec.name, quantity=spec.quantity, unit=spec.unit)
+    return spec
 
 
 def _amount_text(ctx: Context, amount: Sequence[Word]) -> str:

@@ -45,7 +45,7 @@ def parser() -> IntentParser:
 
 
 def gate(parser: IntentParser, a: str, b: str | None, lang: str = "en", **kw: Any) -> GateDecision:
-    parse = functools.partial(parser.parse, lang=lang, now=NOW)
+    parse = functools.partial(parser.parse, lang=lang, now=NOW, last_item=kw.get("last_item"))
     verifier = (
         Heard(
             "pocketsphinx",
@@ -435,6 +435,14 @@ def test_a_negation_the_verifier_could_not_hear_is_refused_not_asked_about(
     # the verifier's grammar has no "don't add": it heard the very change Whisper heard
     # called off, and a question would offer to make it
     result = gate(parser, a, b, lang=lang)
+    assert (result.decision, result.reason, result.commands) == ("reject", "negated", ())
+
+
+def test_a_negated_edit_the_verifier_heard_without_its_negation_is_refused(
+    parser: IntentParser,
+) -> None:
+    # "make it" opens the edit: said first, it calls nothing off
+    result = gate(parser, "Don't make it three.", "make it three", last_item="apples")
     assert (result.decision, result.reason, result.commands) == ("reject", "negated", ())
 
 
