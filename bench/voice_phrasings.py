@@ -113,10 +113,10 @@ UNKNOWN_ITEMS = [
         "apple pie", "oat cookies", "tahini", "kimchi", "ghee",
     )
 ]  # fmt: skip
-# When or what for an item is needed, items said after the list, a request asked round
-# the houses or with its reason after it: understood by the parser, not in the
-# verifier's grammar (the turn acts only where the verifier heard the request in its
-# own words, and asks otherwise).
+# When or what for an item is needed, a request with its reason after it: understood by
+# the parser, not in the verifier's grammar (the turn acts only where the verifier heard
+# the request in its own words, and asks otherwise). One more item said after the list
+# and a request asked round the houses are in it.
 AROUND = [
     "we need milk tomorrow",
     "add eggs to the list for saturday",

@@ -298,6 +298,7 @@ rule ``WHEN_AFTER`` there (``_when_after``), where the grammar has it (English).
 _SLOT_RULES = {
     "item": "items",
     "shopping_list_item": "items",
+    "more": "item",  # one more, said after the list: "add milk to the list and eggs"
     "amount": "amount",
     "event": "event",
     "when": "when",

@@ -40,6 +40,7 @@ _FILLERS = {
         "when": ["tomorrow", "on friday at three p.m."],
         "list_name": ["to do"],
         "amount": ["two liters", "three", "a dozen"],
+        "more": ["eggs", "a loaf of bread"],
     },
     "pt": {
         "item": ["leite", "dois litros de leite", "pão e café"],
@@ -48,6 +49,7 @@ _FILLERS = {
         "when": ["amanhã", "na sexta às quinze horas"],
         "list_name": ["tarefas"],
         "amount": ["dois litros", "três", "meia dúzia"],
+        "more": ["ovos", "um pacote de café"],
     },
 }
 
@@ -226,6 +228,13 @@ def test_polite_commands_and_reminders(parser: IntentParser) -> None:
         ("we need eggs as well", "shopping.add"),
         ("put some butter on the list too please", "shopping.add"),
         ("add apples also", "shopping.add"),
+        # asked round the houses, or with what led to it
+        ("i was wondering if you could add cheese to the list", "shopping.add"),
+        ("do you think you could put eggs on the list", "shopping.add"),
+        ("would you be able to add milk", "shopping.add"),
+        ("looks like we need more paper towels", "shopping.add"),
+        ("it seems like we're out of milk", "shopping.add"),
+        ("i guess we need more eggs", "shopping.add"),
     ]:
         assert en.accepts(text), text
         result = parser.parse(text, now=now)
@@ -287,6 +296,32 @@ def test_lists_of_three_items_and_units_with_of(parser: IntentParser) -> None:
     assert [c.item for c in result.commands] == ["leite", "ovos", "pão"]
     assert not any(PAUSE in phrase.split() for phrase in en.phrases)  # Vosk's samples
     assert not any(PAUSE in phrase.split() for phrase in build_grammar("pt").phrases)
+
+
+def test_one_more_item_said_after_the_list(parser: IntentParser) -> None:
+    """One more item said after the list ("add milk to the list and eggs") is in the
+    grammar (a list of three before it too), and reads as the text does."""
+    now = dt.datetime(2026, 3, 2, 9, 0, tzinfo=dt.UTC)
+    for lang, texts in (
+        ("en", ["add milk to the list and eggs",
+                "put bread on the shopping list and also some butter",
+                "add two liters of milk to my shopping list plus a dozen eggs",
+                f"add milk {PAUSE} eggs and bread to the list and rice"]),
+        ("pt", ["coloca leite na lista e ovos",
+                "adiciona pão na lista de compras e também manteiga"]),
+    ):  # fmt: skip
+        grammar = build_grammar(lang)
+        for text in texts:
+            assert grammar.accepts(text), text
+            said = parser.parse(text.replace(f" {PAUSE}", ","), lang=lang, now=now).commands
+            assert len(said) >= 2 and all(c.action == "shopping.add" for c in said), text
+    en = build_grammar("en")
+    for text in (
+        "add milk to the list and eggs and bread",  # one item after the list, no more
+        "remove milk from the list and eggs",  # after an added item only
+        "add milk to the list and",
+    ):
+        assert not en.accepts(text), text
 
 
 def test_a_an_one_and_another_come_before_one_thing() -> None:
