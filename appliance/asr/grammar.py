@@ -68,6 +68,7 @@ ANSWER_RULE = "answer"
 TIME_RULE = "time_answer"
 """A time of day said on its own (or a no), the answer to "what time?"."""
 WHEN_AFTER = "when_after"
+NEEDED_BY = "needed_by"
 UNK = "[unk]"
 PAUSE = ","
 """The grammar's only non-word: a pause between two items of a list ("milk, eggs and
@@ -127,6 +128,12 @@ _EN_RULES: dict[str, str] = {
     "this <period>|tomorrow <period>|[on|for] [this|next] <weekday> [<period>]|"
     "[on] <month> <ordinal>|[on] the <ordinal> [of <month>]|"
     "in (a|one|two|three) (day|days|week|weeks)|this week|[for] the week|next week)",
+    # When or what for items are needed, said after them ("add eggs to the list for
+    # saturday", "we need milk for dinner"), as the parser reads them after any added
+    # item (``needed_by_markers``; it keeps no day of a purchase).
+    NEEDED_BY: "for (today|tonight|tomorrow [<period>]|[this|next] <weekday> [<period>]|"
+    "the weekend|this weekend|the week|this week|next week|"
+    "breakfast|lunch|dinner|the party|the kids|the cake)",
     "time": "(at <hour> [o'clock] [<ampm>]|at <hour> <minutes> [<ampm>]|at (noon|midnight)|"
     "at (half|a quarter|quarter|ten|twenty|five) (past|to) <hour>|in the <period>|"
     "from <hour> [<ampm>] to <hour> [<ampm>]|<from_now>)",
@@ -232,6 +239,9 @@ _PT_RULES: dict[str, str] = {
     "[na|no|nesta|neste|nessa|nesse|na próxima|no próximo] <weekday> [que vem] "
     "[(de manhã|à tarde|de tarde|à noite|de noite)]|[no] dia <day_number> [de <month>]|"
     "esta semana|essa semana|nesta semana|na semana|a semana toda|semana que vem)",
+    NEEDED_BY: "((para|pra) (hoje|amanhã|hoje à noite)|(pra|pro|para|até) <weekday>|"
+    "(pro|para o) fim de semana|(pra|para a) (janta|festa|semana)|"
+    "(pro|para o) (almoço|jantar|café da manhã|bolo))",
     "time": "((às|as|lá pelas|por volta das) <hour> [hora|horas] [e <minutes>] "
     "[(da|de) <period>]|(ao|à) (meio-dia|meio dia|meia-noite|meia noite)|"
     "(de manhã|à tarde|de tarde|à noite|de noite)|"
@@ -1445,7 +1455,8 @@ def _build(lang: str, items: tuple[str, ...]) -> Grammar:
     adding = [r for i in _LIST_INTENTS for r in intents.get(i, ())]
     sentences: tuple[Node, ...] = tuple(Ref(r) for r in sentence_rules if r not in adding)
     if also and adding:
-        added = Seq((Alt(tuple(Ref(r) for r in adding)), Alt(also, optional=True)))
+        after = (*also, Ref(NEEDED_BY))  # one tail for all: a single copy of the days
+        added = Seq((Alt(tuple(Ref(r) for r in adding)), Alt(after, optional=True)))
         sentences = (added, *sentences)
     rules["command"] = Seq(
         (

@@ -14,11 +14,13 @@ from hassil.sample import sample_expression
 
 from appliance.asr.grammar import (
     CLOSING_WORDS,
+    NEEDED_BY,
     PAUSE,
     TIME_RULE,
     UNK,
     Grammar,
     _as_listed,
+    _random_phrases,
     build_grammar,
     cmudict,
     compile_automaton,
@@ -322,6 +324,37 @@ def test_one_more_item_said_after_the_list(parser: IntentParser) -> None:
         "add milk to the list and",
     ):
         assert not en.accepts(text), text
+
+
+@pytest.mark.parametrize(
+    ("lang", "requests"),
+    [
+        ("en", ["we need milk", "add eggs to the list", "buy flowers",
+                "put two liters of milk on the shopping list"]),
+        ("pt", ["precisamos de leite", "coloca ovos na lista", "compra pão"]),
+    ],
+)  # fmt: skip
+def test_when_or_what_for_items_are_needed_said_after_them(
+    parser: IntentParser, lang: str, requests: list[str]
+) -> None:
+    """When or what for added items are needed, said after them ("add eggs to the list
+    for saturday", "coloca ovos na lista pra sexta"), is in the grammar, and each way
+    of saying it the grammar has reads as the request without it (the parser keeps no
+    day of a purchase)."""
+    now = dt.datetime(2026, 3, 2, 9, 0, tzinfo=dt.UTC)
+    grammar = build_grammar(lang)
+    tails = list(_random_phrases(grammar.rules, NEEDED_BY, 50))
+    assert len(tails) == 50
+    for request in requests:
+        plain = parser.parse(request, lang=lang, now=now).commands
+        assert plain and plain[0].action == "shopping.add", request
+        for tail in tails:
+            text = f"{request} {tail}"
+            assert grammar.accepts(text), text
+            assert parser.parse(text, lang=lang, now=now).commands == plain, text
+    if lang == "en":  # after an added item only
+        assert not grammar.accepts("remove the eggs from the list for saturday")
+        assert not grammar.accepts("what's on the shopping list for the party")
 
 
 def test_a_an_one_and_another_come_before_one_thing() -> None:
