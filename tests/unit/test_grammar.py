@@ -302,7 +302,9 @@ def test_lists_of_three_items_and_units_with_of(parser: IntentParser) -> None:
 
 def test_one_more_item_said_after_the_list(parser: IntentParser) -> None:
     """One more item said after the list ("add milk to the list and eggs") is in the
-    grammar (a list of three before it too), and reads as the text does."""
+    English grammar (a list of three before it too), and reads as the text does. Not
+    in the Portuguese one: the English acoustic model heard "... na lista de compras"
+    as "... a lista e cola" with it."""
     now = dt.datetime(2026, 3, 2, 9, 0, tzinfo=dt.UTC)
     for lang, texts in (
         ("en", ["add milk to the list and eggs",
@@ -314,7 +316,7 @@ def test_one_more_item_said_after_the_list(parser: IntentParser) -> None:
     ):  # fmt: skip
         grammar = build_grammar(lang)
         for text in texts:
-            assert grammar.accepts(text), text
+            assert grammar.accepts(text) == (lang == "en"), text
             said = parser.parse(text.replace(f" {PAUSE}", ","), lang=lang, now=now).commands
             assert len(said) >= 2 and all(c.action == "shopping.add" for c in said), text
     en = build_grammar("en")
