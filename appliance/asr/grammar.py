@@ -1009,14 +1009,14 @@ class _AutomatonBuilder:
     """Right-to-left construction; identical states are shared (hash-consing).
 
     Each place an item is said, with what may follow it, is a copy of the item names
-    (~50 in English: most of the 72k arcs, ~150 MB of each PocketSphinx search). One
+    (55 in English: most of the 72k arcs, ~150 MB of each PocketSphinx search). One
     copy for all the sentences of an intent, entered from each place and left to
     whatever follows any of them, was tried: 28k arcs, the verifier 390 -> 222 MB and
     0.63x the decode time, but the sentences crossed over at the item ("buy a coffee
     to the shopping list" for "add coffee ...", which nothing understands; "tick the
     bread off ...", left out of the grammar on purpose), and `bench voice` (clean and
-    reverb) lost 8 of 448 turns. One copy per sentence rule saves little (~50 -> ~45):
-    the places differ by what follows them."""
+    reverb) lost 8 of 448 turns. One copy per sentence rule saves little (55 -> 49
+    copies): the places differ by what follows them."""
 
     def __init__(self, rules: Mapping[str, Node]) -> None:
         self._rules = rules
