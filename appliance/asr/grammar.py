@@ -1464,8 +1464,8 @@ def _build(lang: str, items: tuple[str, ...]) -> Grammar:
     also = tuple(_seq(Word(w) for w in t.split()) for t in ALSO_WORDS.get(lang, ()))
     adding = [r for i in _LIST_INTENTS for r in intents.get(i, ())]
     sentences: tuple[Node, ...] = tuple(Ref(r) for r in sentence_rules if r not in adding)
-    if also and adding:
-        after = (*also, Ref(NEEDED_BY))  # one tail for all: a single copy of the days
+    if adding:  # "too", or when they are needed: one tail, a single copy of the days
+        after = (*also, Ref(NEEDED_BY))
         added = Seq((Alt(tuple(Ref(r) for r in adding)), Alt(after, optional=True)))
         sentences = (added, *sentences)
     rules["command"] = Seq(

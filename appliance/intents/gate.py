@@ -49,12 +49,17 @@ def exempt_phrases(text: str, lexicon: Lexicon) -> frozenset[str]:
 def is_negated(folded: str, lexicon: Lexicon) -> bool:
     """True if the folded text contains a negation word or phrase (but an opener said
     first: "actually make that three apples", ``Negation.openers``)."""
-    negation = lexicon.negation
-    if negation.phrases is not None:
-        opening = _opener_end(folded, lexicon)
-        if negation.phrases.search(folded, opening):
-            return True
+    if _calls_off(folded, 0, lexicon):
+        return True
     return any(_negation_word(token, lexicon) for token in folded.split())
+
+
+def _calls_off(folded: str, start: int, lexicon: Lexicon) -> bool:
+    """True if a negation phrase is said from ``start`` on, past an opener said there
+    ("make that three" opens an edit; "add two apples, make that three" corrects)."""
+    phrases = lexicon.negation.phrases
+    opening = start + _opener_end(folded[start:], lexicon)
+    return phrases is not None and phrases.search(folded, opening) is not None
 
 
 def _opener_end(folded: str, lexicon: Lexicon) -> int:
@@ -100,9 +105,7 @@ def without_negation(text: str, lexicon: Lexicon) -> str | None:
     if negation.exempt is not None and negation.exempt.search(folded):
         return None
     folded = _DO_NOT.sub("", folded)
-    said = _after_negation(folded, lexicon)
-    opening = said + _opener_end(folded[said:], lexicon)
-    if negation.phrases is not None and negation.phrases.search(folded, opening):
+    if _calls_off(folded, _after_negation(folded, lexicon), lexicon):
         return None
     kept = [token for token in folded.split() if not _negation_word(token, lexicon)]
     return " ".join(kept) if len(kept) < len(folded.split()) else None
