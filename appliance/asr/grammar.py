@@ -69,6 +69,12 @@ TIME_RULE = "time_answer"
 """A time of day said on its own (or a no), the answer to "what time?"."""
 WHEN_AFTER = "when_after"
 NEEDED_BY = "needed_by"
+DAY_NEEDED = "day_needed"
+"""A bare day after the item of a need ("we need milk tomorrow"), which the parser reads
+as the day the item is needed by after a need only (templates ``needed_by: any``)."""
+REASON = "reason"
+"""Why, said after an added item ("add coffee to the list, we're almost out"): the
+lexicon's ``fillers.reasons``, which the parser removes at the end of any request."""
 UNK = "[unk]"
 PAUSE = ","
 """The grammar's only non-word: a pause between two items of a list ("milk, eggs and
@@ -134,6 +140,9 @@ _EN_RULES: dict[str, str] = {
     NEEDED_BY: "for (today|tonight|tomorrow [<period>]|[this|next] <weekday> [<period>]|"
     "the weekend|this weekend|the week|this week|next week|"
     "breakfast|lunch|dinner|the party|the kids|the cake)",
+    DAY_NEEDED: "(today|tonight|tomorrow [<period>]|the day after tomorrow|"
+    "[on|this|next|by] <weekday> [<period>]|this weekend|over the weekend|this week|"
+    "by (today|tonight|tomorrow))",
     "time": "(at <hour> [o'clock] [<ampm>]|at <hour> <minutes> [<ampm>]|at (noon|midnight)|"
     "at (half|a quarter|quarter|ten|twenty|five) (past|to) <hour>|in the <period>|"
     "from <hour> [<ampm>] to <hour> [<ampm>]|<from_now>)",
@@ -242,6 +251,8 @@ _PT_RULES: dict[str, str] = {
     NEEDED_BY: "((para|pra) (hoje|amanhã|hoje à noite)|(pra|pro|para|até) <weekday>|"
     "(pro|para o) fim de semana|(pra|para a) (janta|festa|semana)|"
     "(pro|para o) (almoço|jantar|café da manhã|bolo))",
+    DAY_NEEDED: "(hoje|amanhã|hoje à noite|amanhã (de manhã|cedo)|depois de amanhã|"
+    "(na|no|nesta|neste) <weekday>|(neste|nesse|no) fim de semana)",
     "time": "((às|as|lá pelas|por volta das) <hour> [hora|horas] [e <minutes>] "
     "[(da|de) <period>]|(ao|à) (meio-dia|meio dia|meia-noite|meia noite)|"
     "(de manhã|à tarde|de tarde|à noite|de noite)|"
@@ -1240,9 +1251,15 @@ def groceries(lang: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(n for n in names if n))
 
 
-def _template_rules(lang: str) -> tuple[dict[str, Node], dict[str, tuple[str, ...]]]:
+def _template_rules(
+    lang: str,
+) -> tuple[dict[str, Node], dict[str, tuple[str, ...]], frozenset[str]]:
+    """The rules of the templates the verifier hears, the sentence rules of each intent,
+    and those of the sentences after which any day is the one the item is needed by
+    (``needed_by: any``)."""
     source: Mapping[str, Any] = load_templates(lang).source
     rules: dict[str, Node] = {}
+    any_day: set[str] = set()
     for name, body in source.get("expansion_rules", {}).items():
         rules[f"r_{name}"] = parse_template(body, "r_")
     for name, spec in source.get("lists", {}).items():
@@ -1263,9 +1280,11 @@ def _template_rules(lang: str) -> tuple[dict[str, Node], dict[str, tuple[str, ..
                     rules[rule] = _renamed(rules[rule], "items", "item_list")
                 if WHEN_AFTER in _RULES[lang]:
                     rules[rule] = _when_after(rules[rule])
+                if (block.get("metadata") or {}).get("needed_by") == "any":
+                    any_day.add(rule)
                 names.append(rule)
         intents[intent] = tuple(names)
-    return rules, intents
+    return rules, intents, frozenset(any_day)
 
 
 def verifier_hears(block: Mapping[str, Any]) -> bool:
@@ -1451,7 +1470,7 @@ def _build(lang: str, items: tuple[str, ...]) -> Grammar:
     started = time.perf_counter()
     if lang not in _RULES:
         raise ValueError(f"no speech grammar for language {lang!r}")
-    rules, intents = _template_rules(lang)
+    rules, intents, any_day = _template_rules(lang)
     for name, body in _RULES[lang].items():
         rules[name] = parse_template(body)
     rules["pause"] = Word(PAUSE)
@@ -1462,12 +1481,19 @@ def _build(lang: str, items: tuple[str, ...]) -> Grammar:
     rules["polite_start"] = _polite_start(lang)
     closing = tuple(_seq(Word(w) for w in t.split()) for t in CLOSING_WORDS.get(lang, ()))
     also = tuple(_seq(Word(w) for w in t.split()) for t in ALSO_WORDS.get(lang, ()))
+    reasons = dict.fromkeys(str(t).lower() for t in load_lexicon(lang).raw["fillers"]["reasons"])
+    rules[REASON] = Alt(tuple(_seq(Word(w) for w in t.split()) for t in reasons))
     adding = [r for i in _LIST_INTENTS for r in intents.get(i, ())]
     sentences: tuple[Node, ...] = tuple(Ref(r) for r in sentence_rules if r not in adding)
-    if adding:  # "too", or when they are needed: one tail, a single copy of the days
-        after = (*also, Ref(NEEDED_BY))
-        added = Seq((Alt(tuple(Ref(r) for r in adding)), Alt(after, optional=True)))
-        sentences = (added, *sentences)
+    if adding:  # "too", when they are needed, or why: one tail, a single copy of each
+        after = (*also, Ref(NEEDED_BY), Ref(REASON))
+        needs = tuple(Ref(r) for r in adding if r in any_day)
+        others = tuple(Ref(r) for r in adding if r not in any_day)
+        added: tuple[Node, ...] = (Seq((Alt(others), Alt(after, optional=True))),)
+        if needs:  # and a bare day after a need: a copy of the items of its own
+            tail = Alt((*after, Ref(DAY_NEEDED)), optional=True)
+            added = (*added, Seq((Alt(needs), tail)))
+        sentences = (*added, *sentences)
     rules["command"] = Seq(
         (
             Alt((Ref("polite_start"),), optional=True),

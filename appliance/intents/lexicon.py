@@ -318,7 +318,10 @@ def load_lexicon(lang: str) -> Lexicon:
     return Lexicon(
         language=lang,
         fillers=FillerRules.build(
-            fillers["anywhere"], fillers["leading"], fillers["trailing"], fillers["kept"]
+            fillers["anywhere"],
+            fillers["leading"],
+            [*fillers["trailing"], *fillers.get("reasons", ())],
+            fillers["kept"],
         ),
         negation=Negation(
             words=_words(negation["words"]),

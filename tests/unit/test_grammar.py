@@ -14,8 +14,10 @@ from hassil.sample import sample_expression
 
 from appliance.asr.grammar import (
     CLOSING_WORDS,
+    DAY_NEEDED,
     NEEDED_BY,
     PAUSE,
+    REASON,
     TIME_RULE,
     UNK,
     Grammar,
@@ -336,17 +338,20 @@ def test_one_more_item_said_after_the_list(parser: IntentParser) -> None:
         ("pt", ["precisamos de leite", "coloca ovos na lista", "compra pão"]),
     ],
 )  # fmt: skip
-def test_when_or_what_for_items_are_needed_said_after_them(
+def test_when_what_for_or_why_items_are_needed_said_after_them(
     parser: IntentParser, lang: str, requests: list[str]
 ) -> None:
     """When or what for added items are needed, said after them ("add eggs to the list
-    for saturday", "coloca ovos na lista pra sexta"), is in the grammar, and each way
-    of saying it the grammar has reads as the request without it (the parser keeps no
-    day of a purchase)."""
+    for saturday", "coloca ovos na lista pra sexta"), and why ("add coffee to the list,
+    we're almost out"), is in the grammar, and each way of saying it the grammar has
+    reads as the request without it (the parser keeps no day of a purchase)."""
     now = dt.datetime(2026, 3, 2, 9, 0, tzinfo=dt.UTC)
     grammar = build_grammar(lang)
     tails = list(_random_phrases(grammar.rules, NEEDED_BY, 50))
     assert len(tails) == 50
+    reasons = list(_random_phrases(grammar.rules, REASON, 100))
+    assert len(reasons) >= 6
+    tails += reasons
     for request in requests:
         plain = parser.parse(request, lang=lang, now=now).commands
         assert plain and plain[0].action == "shopping.add", request
@@ -357,6 +362,45 @@ def test_when_or_what_for_items_are_needed_said_after_them(
     if lang == "en":  # after an added item only
         assert not grammar.accepts("remove the eggs from the list for saturday")
         assert not grammar.accepts("what's on the shopping list for the party")
+        assert not grammar.accepts("remove the eggs from the list we're out")
+        # a reason that names another item is not one
+        assert not grammar.accepts("add coffee to the list we're almost out of milk")
+
+
+@pytest.mark.parametrize(
+    ("lang", "needs", "others"),
+    [
+        ("en", ["we need milk", "we're gonna need two liters of milk",
+                "i'll need some eggs", "we also need bread"],
+         ["add eggs to the list", "buy flowers", "get me some eggs"]),
+        ("pt", ["precisamos de leite", "vamos precisar de dois litros de leite",
+                "a gente precisa de pão"],
+         ["coloca ovos na lista", "compra pão"]),
+    ],
+)  # fmt: skip
+def test_a_bare_day_after_a_need_only(
+    parser: IntentParser, lang: str, needs: list[str], others: list[str]
+) -> None:
+    """A bare day after the item of a need ("we need milk tomorrow", "precisamos de
+    leite amanhã") is in the grammar, and each one it has reads as the need without
+    it; after other requests to buy, where the parser reads a bare day as a
+    reminder's or not at all ("buy flowers on friday"), it is not in the grammar."""
+    now = dt.datetime(2026, 3, 2, 9, 0, tzinfo=dt.UTC)
+    grammar = build_grammar(lang)
+    days = list(_random_phrases(grammar.rules, DAY_NEEDED, 100))
+    assert len(days) >= 20
+    for request in needs:
+        plain = parser.parse(request, lang=lang, now=now).commands
+        assert plain and plain[0].action == "shopping.add", request
+        assert grammar.accepts(request), request
+        for day in days:
+            text = f"{request} {day}"
+            assert grammar.accepts(text), text
+            assert parser.parse(text, lang=lang, now=now).commands == plain, text
+    for request in others:
+        assert grammar.accepts(request), request
+        for day in days:
+            assert not grammar.accepts(f"{request} {day}"), f"{request} {day}"
 
 
 def test_a_an_one_and_another_come_before_one_thing() -> None:
