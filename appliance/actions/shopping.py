@@ -4,7 +4,11 @@ Adding an item that is already open (policy, see docs/mqtt-api.md):
 - without a quantity: ``no_change`` (reason ``already_on_list``);
 - with a quantity, in the same unit (or the open item has none): quantities merge
   (``success``, ``details.merged``), "2 l milk" + "1 l milk" is "3 l milk";
-- with a quantity in another unit: ``no_change`` (reason ``unit_conflict``).
+- with a quantity in another unit: ``no_change`` (reason ``unit_conflict``); but a
+  dozen and a count add up, one by one ("6 eggs" and a dozen are "18 eggs");
+- said as more of it (``ShoppingAdd.more``, "add two more"), a quantity without a unit
+  is in the item's own unit ("2 l milk" and two more are "4 l milk"), or one by one
+  where it has a dozen ("1 dozen eggs" and two more are "14 eggs").
 Adding an item that was checked off reopens it with the new quantity.
 
 Setting an item's quantity ("make that three apples") replaces its quantity and unit,
@@ -33,6 +37,7 @@ from appliance.store import shopping as repo
 
 _COUNTED = "dozen"
 """A unit that counts, not measures: "make that six eggs" is six, not six dozen."""
+_DOZEN = 12
 
 
 def _receipt_item(
@@ -79,16 +84,35 @@ async def add(ctx: Context, cmd: ShoppingAdd) -> Outcome:
         )
     if cmd.quantity is None:
         return Outcome("no_change", "already_on_list", items=[_row_item(row)])
-    if row.quantity is not None and row.unit != cmd.unit:
+    merged = _merged(row, cmd.quantity, cmd.unit, more=cmd.more)
+    if merged is None:
         return Outcome("no_change", "unit_conflict", items=[_row_item(row)])
     previous = _row_item(row)
-    quantity = round((row.quantity or 0) + cmd.quantity, 3)
-    await repo.set_quantity(ctx.conn, row.id, quantity, cmd.unit)
+    quantity, unit = merged
+    await repo.set_quantity(ctx.conn, row.id, quantity, unit)
     return Outcome(
         "success",
-        items=[_receipt_item(row.name, quantity, cmd.unit, completed=False)],
+        items=[_receipt_item(row.name, quantity, unit, completed=False)],
         details={"merged": True, "previous": previous.model_dump()},
     )
+
+
+def _merged(
+    row: repo.ItemRow, quantity: float, unit: str | None, *, more: bool
+) -> tuple[float, str | None] | None:
+    """The quantity and unit of an open item once ``quantity`` of ``unit`` is added to
+    it; None when the two are in units that do not add up ("1 kg" and "2 bags")."""
+    if more and unit is None and row.quantity is not None and row.unit != _COUNTED:
+        unit = row.unit  # "two more" of the milk listed in liters: two liters
+    if row.quantity is None or row.unit == unit:
+        return round((row.quantity or 0) + quantity, 3), unit
+    if {row.unit, unit} == {_COUNTED, None}:  # a dozen and a count: one by one
+        return round(_one_by_one(row.quantity, row.unit) + _one_by_one(quantity, unit), 3), None
+    return None
+
+
+def _one_by_one(quantity: float, unit: str | None) -> float:
+    return quantity * _DOZEN if unit == _COUNTED else quantity
 
 
 async def set_quantity(ctx: Context, cmd: ShoppingSetQuantity) -> Outcome:

@@ -310,11 +310,13 @@ def _more_of_it(ctx: Context) -> Outcome | None:
     if not ctx.last_item:
         return _fail(Reason.missing("item"))  # "add another": of what?
     if another:
-        return Outcome(commands=(ShoppingAdd(item=display_name(ctx.last_item), quantity=1),))
+        command = ShoppingAdd(item=display_name(ctx.last_item), quantity=1, more=True)
+        return Outcome(commands=(command,))
     spec = _amount_of(ctx, words, ctx.last_item)
     if spec is None:
         return _fail(Reason.missing("item"))  # "add some more": how much?
-    return Outcome(commands=(ShoppingAdd(item=spec.name, quantity=spec.quantity, unit=spec.unit),))
+    command = ShoppingAdd(item=spec.name, quantity=spec.quantity, unit=spec.unit, more=True)
+    return Outcome(commands=(command,))
 
 
 def _shopping_set_quantity(ctx: Context) -> Outcome:

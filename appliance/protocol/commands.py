@@ -82,6 +82,10 @@ class ShoppingAdd(_Command):
         default=None, gt=0, le=10_000
     )
     unit: ItemUnit | None = None
+    more: bool = False
+    """More of what the list has ("add two more"): a quantity without a unit is in the
+    open item's unit (two more liters of the milk listed in liters), or counts one by
+    one where it is listed by the dozen."""
 
 
 class ShoppingSetQuantity(_Command):

@@ -65,7 +65,42 @@ async def test_adding_in_another_unit_is_a_conflict(service: ActionService) -> N
     await run(service, c.ShoppingAdd(item="rice", quantity=1, unit="kg"))
     receipt = await run(service, c.ShoppingAdd(item="rice", quantity=2, unit="bag"))
     assert (receipt.status, receipt.reason) == ("no_change", "unit_conflict")
+    # without a unit, two of it is not two kilos, unless said as more of it
+    receipt = await run(service, c.ShoppingAdd(item="rice", quantity=2))
+    assert (receipt.status, receipt.reason) == ("no_change", "unit_conflict")
+    receipt = await run(service, c.ShoppingAdd(item="rice", quantity=2, unit="bag", more=True))
+    assert (receipt.status, receipt.reason) == ("no_change", "unit_conflict")
     assert await listed(service) == [("rice", 1.0, "kg", False)]
+
+
+async def test_more_of_an_item_is_in_its_own_unit(service: ActionService) -> None:
+    """ "add two more" of the milk listed in liters: two more liters."""
+    await run(service, c.ShoppingAdd(item="milk", quantity=2, unit="l"))
+    receipt = await run(service, c.ShoppingAdd(item="milk", quantity=2, more=True))
+    assert (receipt.status, receipt.details["merged"]) == ("success", True)
+    assert [(i.name, i.quantity, i.unit) for i in receipt.items] == [("milk", 4.0, "l")]
+    assert receipt.details["previous"]["quantity"] == 2.0
+    await run(service, c.ShoppingAdd(item="apples", quantity=3))  # no unit: a count
+    await run(service, c.ShoppingAdd(item="apples", quantity=1, more=True))
+    await run(service, c.ShoppingAdd(item="flour"))  # no quantity: it takes the one said
+    await run(service, c.ShoppingAdd(item="flour", quantity=2, more=True))
+    assert sorted(await listed(service)) == [
+        ("apples", 4.0, None, False), ("flour", 2.0, None, False), ("milk", 4.0, "l", False)
+    ]  # fmt: skip
+
+
+async def test_a_dozen_and_a_count_add_up_one_by_one(service: ActionService) -> None:
+    """ "1 dozen eggs" and two more are 14 eggs, not 3 dozen; 6 eggs and a dozen, 18."""
+    await run(service, c.ShoppingAdd(item="eggs", quantity=1, unit="dozen"))
+    receipt = await run(service, c.ShoppingAdd(item="eggs", quantity=2, more=True))
+    assert [(i.name, i.quantity, i.unit) for i in receipt.items] == [("eggs", 14.0, None)]
+    await run(service, c.ShoppingAdd(item="rolls", quantity=6))
+    await run(service, c.ShoppingAdd(item="rolls", quantity=1, unit="dozen"))
+    await run(service, c.ShoppingAdd(item="bagels", quantity=1, unit="dozen"))
+    await run(service, c.ShoppingAdd(item="bagels", quantity=1, unit="dozen", more=True))
+    assert sorted(await listed(service)) == [
+        ("bagels", 2.0, "dozen", False), ("eggs", 14.0, None, False), ("rolls", 18.0, None, False)
+    ]  # fmt: skip
 
 
 async def test_setting_a_quantity_replaces_it(service: ActionService) -> None:

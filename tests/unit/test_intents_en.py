@@ -422,13 +422,14 @@ def test_it_is_the_item_last_talked_about(text: str, expected: Command) -> None:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("add two more", ShoppingAdd(item="apples", quantity=2)),
-        ("put three more on the list", ShoppingAdd(item="apples", quantity=3)),
-        ("we need two more", ShoppingAdd(item="apples", quantity=2)),
-        ("add another one", ShoppingAdd(item="apples", quantity=1)),
-        ("add one more to the shopping list", ShoppingAdd(item="apples", quantity=1)),
-        ("add another", ShoppingAdd(item="apples", quantity=1)),
-        ("add two more kilos", ShoppingAdd(item="apples", quantity=2, unit="kg")),
+        # more of what the list has (``more``: "two more" is in its unit)
+        ("add two more", ShoppingAdd(item="apples", quantity=2, more=True)),
+        ("put three more on the list", ShoppingAdd(item="apples", quantity=3, more=True)),
+        ("we need two more", ShoppingAdd(item="apples", quantity=2, more=True)),
+        ("add another one", ShoppingAdd(item="apples", quantity=1, more=True)),
+        ("add one more to the shopping list", ShoppingAdd(item="apples", quantity=1, more=True)),
+        ("add another", ShoppingAdd(item="apples", quantity=1, more=True)),
+        ("add two more kilos", ShoppingAdd(item="apples", quantity=2, unit="kg", more=True)),
         # an item said is the item added
         ("add two more pears", ShoppingAdd(item="pears", quantity=2)),
         ("add another bag of rice", ShoppingAdd(item="rice", quantity=1, unit="bag")),

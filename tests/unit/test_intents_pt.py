@@ -245,10 +245,10 @@ def test_how_much_of_the_item_last_talked_about() -> None:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("coloca mais dois", ShoppingAdd(item="leite", quantity=2)),
-        ("adiciona mais dois litros", ShoppingAdd(item="leite", quantity=2, unit="l")),
-        ("adiciona mais um", ShoppingAdd(item="leite", quantity=1)),
-        ("coloca outro na lista", ShoppingAdd(item="leite", quantity=1)),
+        ("coloca mais dois", ShoppingAdd(item="leite", quantity=2, more=True)),
+        ("adiciona mais dois litros", ShoppingAdd(item="leite", quantity=2, unit="l", more=True)),
+        ("adiciona mais um", ShoppingAdd(item="leite", quantity=1, more=True)),
+        ("coloca outro na lista", ShoppingAdd(item="leite", quantity=1, more=True)),
         ("coloca mais duas maçãs na lista", ShoppingAdd(item="maçãs", quantity=2)),
     ],
 )
