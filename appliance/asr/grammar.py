@@ -72,6 +72,10 @@ NEEDED_BY = "needed_by"
 DAY_NEEDED = "day_needed"
 """A bare day after the item of a need ("we need milk tomorrow"), which the parser reads
 as the day the item is needed by after a need only (templates ``needed_by: any``)."""
+ITEM_TAIL = "item_tail"
+"""What an added item is for, or where to get it ("put eggs on the list for the salad",
+"grab apples on the way home"): the lexicon's ``item_trailing``, which the parser drops
+from the end of an item, after an added item in English."""
 REASON = "reason"
 """Why, said after an added item ("add coffee to the list, we're almost out"): the
 lexicon's ``fillers.reasons``, which the parser removes at the end of any request."""
@@ -141,8 +145,7 @@ _EN_RULES: dict[str, str] = {
     "the weekend|this weekend|the week|this week|next week|"
     "breakfast|lunch|dinner|the party|the kids|the cake)",
     DAY_NEEDED: "(today|tonight|tomorrow [<period>]|the day after tomorrow|"
-    "[on|this|next|by] <weekday> [<period>]|this weekend|over the weekend|this week|"
-    "by (today|tonight|tomorrow))",
+    "[on|this|next|by] <weekday> [<period>]|by (today|tonight|tomorrow))",
     "time": "(at <hour> [o'clock] [<ampm>]|at <hour> <minutes> [<ampm>]|at (noon|midnight)|"
     "at (half|a quarter|quarter|ten|twenty|five) (past|to) <hour>|in the <period>|"
     "from <hour> [<ampm>] to <hour> [<ampm>]|<from_now>)",
@@ -1346,6 +1349,10 @@ CLOSING_WORDS: dict[str, tuple[str, ...]] = {
 # these words; its own 224 commands were right as often (188, against 189: flite awb's
 # "put two cans of beans on the list, thanks" was heard as "two pounds").
 ALSO_WORDS: dict[str, tuple[str, ...]] = {"en": ("too", "as well", "also"), "pt": ("também",)}
+# The item tail (``ITEM_TAIL``) is English only: the parser reads "coloca ovos na lista de
+# novo" as nothing, and the Portuguese grammar is heard with the English acoustic model,
+# where each tail is one more path for a misheard end ("... a lista e cola").
+_ITEM_TAIL_LANGUAGES = frozenset({"en"})
 _HESITATIONS = frozenset({"uh", "uhh", "uhm", "um", "umm", "er", "erm", "hmm", "ahn", "hum"})
 _SAID_HESITATIONS = {
     "en": frozenset({"uh", "uhh", "uhm", "um", "umm", "er", "erm", "hmm"}),
@@ -1385,6 +1392,12 @@ def _polite_start(lang: str) -> Node:
     ) + phrases(negation.get("heard", ()), frozenset())
     anywhere = phrases(fillers.get("anywhere", ()), _HESITATIONS | unheard)
     return Alt((Seq((Alt(leading), Alt(anywhere, optional=True))), Alt(anywhere)))
+
+
+def _phrases_rule(texts: Iterable[object]) -> Alt:
+    """One alternative for each of ``texts``, a phrase of words."""
+    unique = dict.fromkeys(str(t).lower() for t in texts)
+    return Alt(tuple(_seq(Word(w) for w in t.split()) for t in unique))
 
 
 def _ident(text: str) -> str:
@@ -1466,6 +1479,46 @@ def _refs_of_all(rules: Mapping[str, Node]) -> Iterator[str]:
         yield from _refs(node)
 
 
+def _command(
+    lang: str,
+    rules: dict[str, Node],
+    intents: Mapping[str, tuple[str, ...]],
+    any_day: Collection[str],
+) -> Node:
+    """The rule of a whole command: polite words, one sentence, a closing word. After
+    an added item, one tail ("too", when or what for it is needed, why, and in English
+    where to get it), whose rules it adds to ``rules``; after a need (``any_day``), a
+    bare day too."""
+    closing = tuple(_seq(Word(w) for w in t.split()) for t in CLOSING_WORDS.get(lang, ()))
+    also = tuple(_seq(Word(w) for w in t.split()) for t in ALSO_WORDS.get(lang, ()))
+    lexicon = load_lexicon(lang).raw
+    rules[REASON] = _phrases_rule(lexicon["fillers"]["reasons"])
+    tails = [Ref(NEEDED_BY), Ref(REASON)]
+    if lang in _ITEM_TAIL_LANGUAGES:
+        rules[ITEM_TAIL] = _phrases_rule(lexicon["item_trailing"])
+        tails.append(Ref(ITEM_TAIL))
+    adding = [r for i in _LIST_INTENTS for r in intents.get(i, ())]
+    sentences: tuple[Node, ...] = tuple(
+        Ref(r) for rs in intents.values() for r in rs if r not in adding
+    )
+    if adding:  # one tail, a single copy of each of its rules
+        after = (*also, *tails)
+        needs = tuple(Ref(r) for r in adding if r in any_day)
+        others = tuple(Ref(r) for r in adding if r not in any_day)
+        added: tuple[Node, ...] = (Seq((Alt(others), Alt(after, optional=True))),)
+        if needs:  # and a bare day after a need: a copy of the items of its own
+            tail = Alt((*after, Ref(DAY_NEEDED)), optional=True)
+            added = (*added, Seq((Alt(needs), tail)))
+        sentences = (*added, *sentences)
+    return Seq(
+        (
+            Alt((Ref("polite_start"),), optional=True),
+            Alt(sentences),
+            *((Alt(closing, optional=True),) if closing else ()),
+        )
+    )
+
+
 def _build(lang: str, items: tuple[str, ...]) -> Grammar:
     started = time.perf_counter()
     if lang not in _RULES:
@@ -1479,28 +1532,7 @@ def _build(lang: str, items: tuple[str, ...]) -> Grammar:
     _slot_fallbacks(rules)
     sentence_rules = [r for rs in intents.values() for r in rs]
     rules["polite_start"] = _polite_start(lang)
-    closing = tuple(_seq(Word(w) for w in t.split()) for t in CLOSING_WORDS.get(lang, ()))
-    also = tuple(_seq(Word(w) for w in t.split()) for t in ALSO_WORDS.get(lang, ()))
-    reasons = dict.fromkeys(str(t).lower() for t in load_lexicon(lang).raw["fillers"]["reasons"])
-    rules[REASON] = Alt(tuple(_seq(Word(w) for w in t.split()) for t in reasons))
-    adding = [r for i in _LIST_INTENTS for r in intents.get(i, ())]
-    sentences: tuple[Node, ...] = tuple(Ref(r) for r in sentence_rules if r not in adding)
-    if adding:  # "too", when they are needed, or why: one tail, a single copy of each
-        after = (*also, Ref(NEEDED_BY), Ref(REASON))
-        needs = tuple(Ref(r) for r in adding if r in any_day)
-        others = tuple(Ref(r) for r in adding if r not in any_day)
-        added: tuple[Node, ...] = (Seq((Alt(others), Alt(after, optional=True))),)
-        if needs:  # and a bare day after a need: a copy of the items of its own
-            tail = Alt((*after, Ref(DAY_NEEDED)), optional=True)
-            added = (*added, Seq((Alt(needs), tail)))
-        sentences = (*added, *sentences)
-    rules["command"] = Seq(
-        (
-            Alt((Ref("polite_start"),), optional=True),
-            Alt(sentences),
-            *((Alt(closing, optional=True),) if closing else ()),
-        )
-    )
+    rules["command"] = _command(lang, rules, intents, any_day)
     rules["utterance"] = Alt((Ref("command"), Ref(ANSWER_RULE)))
     missing = set(_refs_of_all(rules)) - set(rules)
     if missing:

@@ -15,6 +15,7 @@ from hassil.sample import sample_expression
 from appliance.asr.grammar import (
     CLOSING_WORDS,
     DAY_NEEDED,
+    ITEM_TAIL,
     NEEDED_BY,
     PAUSE,
     REASON,
@@ -342,9 +343,10 @@ def test_when_what_for_or_why_items_are_needed_said_after_them(
     parser: IntentParser, lang: str, requests: list[str]
 ) -> None:
     """When or what for added items are needed, said after them ("add eggs to the list
-    for saturday", "coloca ovos na lista pra sexta"), and why ("add coffee to the list,
-    we're almost out"), is in the grammar, and each way of saying it the grammar has
-    reads as the request without it (the parser keeps no day of a purchase)."""
+    for saturday", "coloca ovos na lista pra sexta"), why ("add coffee to the list,
+    we're almost out"), and in English where to get them ("... on the way home"), is in
+    the grammar, and each way of saying it the grammar has reads as the request without
+    it (the parser keeps no day of a purchase)."""
     now = dt.datetime(2026, 3, 2, 9, 0, tzinfo=dt.UTC)
     grammar = build_grammar(lang)
     tails = list(_random_phrases(grammar.rules, NEEDED_BY, 50))
@@ -352,6 +354,11 @@ def test_when_what_for_or_why_items_are_needed_said_after_them(
     reasons = list(_random_phrases(grammar.rules, REASON, 100))
     assert len(reasons) >= 6
     tails += reasons
+    if lang == "en":
+        tails += list(_random_phrases(grammar.rules, ITEM_TAIL, 100))
+        assert {"on the way home", "for the salad", "for me"} <= set(tails)
+    else:
+        assert ITEM_TAIL not in grammar.rules
     for request in requests:
         plain = parser.parse(request, lang=lang, now=now).commands
         assert plain and plain[0].action == "shopping.add", request
