@@ -6,8 +6,9 @@ other ways of saying things to a kitchen assistant ("oh, and add carrots", "we'r
 running low on olive oil", "add four apples, two pears and a melon to the list") and
 near misses ("set a timer for ten minutes", "I don't need milk"), in clean speech
 (Piper, two flite voices, espeak-ng); and what it does with items the verifier cannot
-hear ("turkey bacon", "fish sauce"): it must never act on another item, and asks; and
-how much of a listed item is needed ("make that three apples").
+hear ("turkey bacon", "fish sauce"): it must never act on another item, and asks; how
+much of a listed item is needed ("make that three apples"); and requests written down
+before they were measured (``FURTHER``).
 
 Reported as ``voice`` does, for each part: commands accepted, wrong actions, the
 same for Whisper alone, and the failures.
@@ -113,10 +114,10 @@ UNKNOWN_ITEMS = [
         "apple pie", "oat cookies", "tahini", "kimchi", "ghee",
     )
 ]  # fmt: skip
-# When or what for an item is needed, a request with its reason after it: understood by
-# the parser, not in the verifier's grammar (the turn acts only where the verifier heard
-# the request in its own words, and asks otherwise). One more item said after the list
-# and a request asked round the houses are in it.
+# Requests said with more around them: when or what for an item is needed, why, one
+# more item after the list, a request asked round the houses. Each was first measured
+# outside the verifier's grammar (the turn acts only where the verifier heard the
+# request in its own words, and asks otherwise), then added to it.
 AROUND = [
     "we need milk tomorrow",
     "add eggs to the list for saturday",
@@ -128,6 +129,28 @@ AROUND = [
     "add coffee to the list we're almost out",
     "looks like we need more paper towels",
     "we're gonna need eggs for the cake",
+]
+# More requests as a household says them, written down together before any of them was
+# measured, to see how the turn carries over. The parser then read two wrong ("flour
+# for the bread" as one item, "for the salad" as nothing), and half of them were not in
+# the verifier's grammar, before the item tail (``grammar.ITEM_TAIL``).
+FURTHER = [
+    "can you put yogurt on the shopping list for me",
+    "we've run out of dish soap",
+    "grab some apples on the way home",
+    "add a bag of potatoes to the list please",
+    "i'm gonna need flour for the bread",
+    "please put two bottles of water on my list",
+    "add orange juice we're running low",
+    "don't let me forget to buy batteries",
+    "add butter to our shopping list",
+    "could you add a box of cereal",
+    "we're almost out of shampoo",
+    "put carrots and onions on the list",
+    "we need toothpaste on friday",
+    "oh we also need some garlic",
+    "add lettuce to the list for the salad",
+    "i think we need more rice",
 ]
 # How much of an item on the list, said right after it was added (shopping.set_quantity,
 # ``last_item``: "make that three" is about the milk). Said with the item ("make that
@@ -150,6 +173,7 @@ def run(limit: int | None = None) -> dict[str, Any]:
     phrasings = asyncio.run(_run(limit, VOICES, ("clean",), PHRASINGS, NEAR_MISSES))
     unknown = asyncio.run(_run(limit, VOICES[:2], ("clean",), UNKNOWN_ITEMS, ()))
     around = asyncio.run(_run(limit, VOICES, ("clean",), AROUND, ()))
+    further = asyncio.run(_run(limit, VOICES, ("clean",), FURTHER, ()))
     quantities = asyncio.run(
         _run(limit, VOICES, ("clean",), QUANTITIES, (), last_item=QUANTITIES_OF)
     )
@@ -157,6 +181,7 @@ def run(limit: int | None = None) -> dict[str, Any]:
         "phrasings": {k: phrasings[k] for k in SUMMARY},
         "unknown_items": {k: unknown[k] for k in SUMMARY},
         "around": {k: around[k] for k in SUMMARY},
+        "further": {k: further[k] for k in SUMMARY},
         "quantities": {k: quantities[k] for k in SUMMARY},
         "goals": {"wrong_actions": 0},
     }
