@@ -1279,6 +1279,9 @@ _UNITS = sorted((u for u in UNIT_BY_ALIAS if len(u) > 2), key=len, reverse=True)
 _UNIT_ON = re.compile(rf"\b({'|'.join(_UNITS)}) (?:on|in)\b", re.I)
 _FREE = re.compile(r"\b(add|and|put|buy|get|need|at) free(?= \w)", re.I)
 _REMINDED = re.compile(r"^reminded(?= me\b)", re.I)
+# "buy" written as its homophones at the start of a request ("by flowers for friday"),
+# where neither starts one
+_BY = re.compile(r"^(?:by|bye)(?= \w)", re.I)
 # "kilo" heard as "kill" or "keel" before "of" ("add a kill of rice"), after a count
 _KILL = re.compile(r"\b(a|one|\d+|two|three|four|five|half a) (?:kill|keel)(s?) of\b", re.I)
 # "and" heard as "in" between two items, after a pause more often than not ("add milk
@@ -1340,13 +1343,15 @@ def mended_words(text: str, pauses: Sequence[tuple[str, str]] = ()) -> str:
     left as they are: "of" heard as "on" or "in" ("we're out in coffee", "two liters on
     milk"), "where out of" and "jack off the milk" (for "we're out of", "check off the
     milk"), "free" for "three" after a verb or "at" ("add free apples", "at free 30"),
-    "reminded me" (for "remind me"), "kill" for "kilo" ("a kill of rice"), "in" for
-    "and" between two items ("add milk in eggs"), and the commas of a list where the
-    verifier heard its pauses (``listed``)."""
+    "reminded me" (for "remind me"), "by" for a leading "buy" ("by flowers for
+    friday"), "kill" for "kilo" ("a kill of rice"), "in" for "and" between two items
+    ("add milk in eggs"), and the commas of a list where the verifier heard its pauses
+    (``listed``)."""
     mended = listed(text.strip(), pauses)
     mended = _WHERE_OUT.sub("we're", mended)
     mended = _FREE.sub(r"\1 three", mended)
     mended = _REMINDED.sub("remind", mended)
+    mended = _BY.sub("buy", mended)
     mended = _KILL.sub(r"\1 kilo\2 of", mended)
     mended = _OFF.sub(lambda m: _CHECK_OFF[m.group(1).lower()], mended)
     for pattern in (_OUT_ON, _UNIT_ON):

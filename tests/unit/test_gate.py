@@ -1118,6 +1118,12 @@ def test_a_missing_verb_or_a_misheard_of_counts_only_with_the_verifiers_same_com
         "remind me to take out the trash tonight at eight",
     )  # fmt: skip
     assert reminded.decision == "act" and reminded.commands[0].action == "agenda.add"
+    # a leading "buy" written "by" (flite's voices), only with the verifier's same item
+    buy = gate(parser, "by flowers for Friday", "buy flowers for friday")
+    assert buy.decision == "act" and buy.commands == (c.ShoppingAdd(item="flowers"),)
+    assert gate(parser, "by flowers for Friday", "buy flour for friday").decision != "act"
+    assert gate(parser, "by flowers for Friday", "").decision != "act"
+    assert mended_words("stop by the store") == "stop by the store"
     # "kilo" heard as "kill" before "of", only with the verifier's same amount
     kilo = gate(
         parser, "add a kill of rice to the shopping list",
