@@ -1272,7 +1272,12 @@ def repaired_readings(text: str, *, verb_heard: str | None = None) -> list[str]:
 
 
 _WHERE_OUT = re.compile(r"^where(?= (?:all )?out (?:of|on|in|at|off)\b)", re.I)
-_OUT_ON = re.compile(r"^((?:we're|we are|were|we|i'm|i am)(?: all)? out) (?:on|in|at|off)\b", re.I)
+_OUT_ON = re.compile(
+    r"^((?:we're|we are|were|we|i'm|i am)(?: all| almost| nearly)? out) (?:on|in|at|off|and)\b",
+    re.I,
+)
+# "we've run out of" written without its "'ve" ("we run out of dish soap")
+_RUN_OUT = re.compile(r"^(we|i) run(?= out of\b)", re.I)
 _CHECK_OFF = {"jack": "check", "chuck": "check", "chick": "check", "gross": "cross"}
 _OFF = re.compile(rf"^({'|'.join(_CHECK_OFF)})(?= off\b)", re.I)
 _UNITS = sorted((u for u in UNIT_BY_ALIAS if len(u) > 2), key=len, reverse=True)
@@ -1340,8 +1345,9 @@ def listed(text: str, pauses: Sequence[tuple[str, str]]) -> str:
 
 def mended_words(text: str, pauses: Sequence[tuple[str, str]] = ()) -> str:
     """``text`` with the small words Whisper tiny mishears put right, its item words
-    left as they are: "of" heard as "on" or "in" ("we're out in coffee", "two liters on
-    milk"), "where out of" and "jack off the milk" (for "we're out of", "check off the
+    left as they are: "of" heard as "on", "in" or "and" ("we're out in coffee", "two
+    liters on milk", "we're almost out and shampoo"), "we run out of" (for "we've run
+    out of"), "where out of" and "jack off the milk" (for "we're out of", "check off the
     milk"), "free" for "three" after a verb or "at" ("add free apples", "at free 30"),
     "reminded me" (for "remind me"), "by" for a leading "buy" ("by flowers for
     friday"), "kill" for "kilo" ("a kill of rice"), "in" for "and" between two items
@@ -1352,6 +1358,7 @@ def mended_words(text: str, pauses: Sequence[tuple[str, str]] = ()) -> str:
     mended = _FREE.sub(r"\1 three", mended)
     mended = _REMINDED.sub("remind", mended)
     mended = _BY.sub("buy", mended)
+    mended = _RUN_OUT.sub(r"\1've run", mended)
     mended = _KILL.sub(r"\1 kilo\2 of", mended)
     mended = _OFF.sub(lambda m: _CHECK_OFF[m.group(1).lower()], mended)
     for pattern in (_OUT_ON, _UNIT_ON):

@@ -1124,6 +1124,15 @@ def test_a_missing_verb_or_a_misheard_of_counts_only_with_the_verifiers_same_com
     assert gate(parser, "by flowers for Friday", "buy flour for friday").decision != "act"
     assert gate(parser, "by flowers for Friday", "").decision != "act"
     assert mended_words("stop by the store") == "stop by the store"
+    # "of" heard as "and" after "almost out"; "we've run out" without its "'ve"
+    for whisper, verifier in (
+        ("we're almost out and shampoo", "we're almost out of shampoo"),
+        ("we run out of dish soap", "we've run out of dish soap"),
+    ):
+        mended = gate(parser, whisper, verifier)
+        assert mended.decision == "act", whisper
+        assert [cmd.action for cmd in mended.commands] == ["shopping.add"], whisper
+    assert gate(parser, "we run out of dish soap", "we've run out of soap").decision != "act"
     # "kilo" heard as "kill" before "of", only with the verifier's same amount
     kilo = gate(
         parser, "add a kill of rice to the shopping list",
