@@ -114,6 +114,12 @@ async def _discard(text: str, rate: int, chunks: AsyncIterator[bytes]) -> None:
         pass
 
 
+def _plain(details: Mapping[str, Any]) -> dict[str, Any]:
+    """The gate's details a failure records: those a JSON file holds as they are (which
+    rule decided, the reading it agreed with, its rank), for telling why a turn asked."""
+    return {k: v for k, v in details.items() if isinstance(v, str | int | float | bool)}
+
+
 def _keys(commands: Any) -> list[Any]:
     from appliance.voice.gate import command_key
 
@@ -260,6 +266,7 @@ async def _run(
                                     "decision": result.decision,
                                     "reason": result.gate.reason if result.gate else None,
                                     "heard": result.transcripts,
+                                    "details": _plain(result.gate.details if result.gate else {}),
                                 }
                             )
         rss_after = _rss_mb()
