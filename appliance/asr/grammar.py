@@ -138,12 +138,11 @@ _EN_RULES: dict[str, str] = {
     "this <period>|tomorrow <period>|[on|for] [this|next] <weekday> [<period>]|"
     "[on] <month> <ordinal>|[on] the <ordinal> [of <month>]|"
     "in (a|one|two|three) (day|days|week|weeks)|this week|[for] the week|next week)",
-    # When or what for items are needed, said after them ("add eggs to the list for
-    # saturday", "we need milk for dinner"), as the parser reads them after any added
-    # item (``needed_by_markers``; it keeps no day of a purchase).
-    NEEDED_BY: "for (today|tonight|tomorrow [<period>]|[this|next] <weekday> [<period>]|"
-    "the weekend|this weekend|the week|this week|next week|"
-    "breakfast|lunch|dinner|the party|the kids|the cake)",
+    # When items are needed, said after them ("add eggs to the list for saturday"), as
+    # the parser reads it after any added item (``needed_by_markers``; it keeps no day of
+    # a purchase). What they are for ("for dinner", "for the weekend") is the item tail
+    # (``ITEM_TAIL``, the lexicon's ``item_trailing``).
+    NEEDED_BY: "for (today|tonight|tomorrow [<period>]|[this|next] <weekday> [<period>])",
     DAY_NEEDED: "(today|tonight|tomorrow [<period>]|the day after tomorrow|"
     "[on|this|next|by] <weekday> [<period>]|by (today|tonight|tomorrow))",
     "time": "(at <hour> [o'clock] [<ampm>]|at <hour> <minutes> [<ampm>]|at (noon|midnight)|"
@@ -1023,7 +1022,8 @@ class _AutomatonBuilder:
     """Right-to-left construction; identical states are shared (hash-consing).
 
     Each place an item is said, with what may follow it, is a copy of the item names
-    (55 in English: most of the 72k arcs, ~150 MB of each PocketSphinx search). One
+    (55 in English when it had 72k arcs, most of them; ~150 MB of each PocketSphinx
+    search). One
     copy for all the sentences of an intent, entered from each place and left to
     whatever follows any of them, was tried: 28k arcs, the verifier 390 -> 222 MB and
     0.63x the decode time, but the sentences crossed over at the item ("buy a coffee
@@ -1381,8 +1381,7 @@ def _polite_start(lang: str) -> Node:
     fillers = raw["fillers"]
 
     def phrases(texts: Iterable[object], skip: frozenset[str]) -> tuple[Node, ...]:
-        unique = dict.fromkeys(str(t).lower() for t in texts)
-        return tuple(_seq(Word(w) for w in t.split()) for t in unique if t and t not in skip)
+        return _phrases_rule(texts, skip).items
 
     unheard = frozenset(str(t).lower() for t in fillers.get("unheard", ()))
     negation = raw["negation"]
@@ -1394,10 +1393,11 @@ def _polite_start(lang: str) -> Node:
     return Alt((Seq((Alt(leading), Alt(anywhere, optional=True))), Alt(anywhere)))
 
 
-def _phrases_rule(texts: Iterable[object]) -> Alt:
-    """One alternative for each of ``texts``, a phrase of words."""
+def _phrases_rule(texts: Iterable[object], skip: Collection[str] = frozenset()) -> Alt:
+    """One alternative for each of ``texts`` (a phrase of words, lowercased) not in
+    ``skip``."""
     unique = dict.fromkeys(str(t).lower() for t in texts)
-    return Alt(tuple(_seq(Word(w) for w in t.split()) for t in unique))
+    return Alt(tuple(_seq(Word(w) for w in t.split()) for t in unique if t and t not in skip))
 
 
 def _ident(text: str) -> str:
@@ -1489,8 +1489,8 @@ def _command(
     an added item, one tail ("too", when or what for it is needed, why, and in English
     where to get it), whose rules it adds to ``rules``; after a need (``any_day``), a
     bare day too."""
-    closing = tuple(_seq(Word(w) for w in t.split()) for t in CLOSING_WORDS.get(lang, ()))
-    also = tuple(_seq(Word(w) for w in t.split()) for t in ALSO_WORDS.get(lang, ()))
+    closing = _phrases_rule(CLOSING_WORDS.get(lang, ())).items
+    also = _phrases_rule(ALSO_WORDS.get(lang, ())).items
     lexicon = load_lexicon(lang).raw
     rules[REASON] = _phrases_rule(lexicon["fillers"]["reasons"])
     tails = [Ref(NEEDED_BY), Ref(REASON)]

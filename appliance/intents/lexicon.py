@@ -320,7 +320,7 @@ def load_lexicon(lang: str) -> Lexicon:
         fillers=FillerRules.build(
             fillers["anywhere"],
             fillers["leading"],
-            [*fillers["trailing"], *fillers.get("reasons", ())],
+            [*fillers["trailing"], *fillers["reasons"]],
             fillers["kept"],
         ),
         negation=Negation(
