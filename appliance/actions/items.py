@@ -77,6 +77,10 @@ _UNIT_ALIASES = {
     "tub": ("tub", "tubs"),
     "bar": ("bar", "bars", "barra", "barras"),
     "tray": ("tray", "trays", "bandeja", "bandejas"),
+    "tube": ("tube", "tubes", "tubo", "tubos", "bisnaga", "bisnagas"),
+    "case": ("case", "cases", "fardo", "fardos", "engradado", "engradados"),
+    "jug": ("jug", "jugs", "garrafão", "garrafões", "garrafao", "garrafoes"),
+    "block": ("block", "blocks", "bloco", "blocos"),
 }  # fmt: skip
 MEASURES = frozenset({"l", "ml", "kg", "g", "lb", "oz", "dozen", "gallon", "quart", "pint"})
 """The units that only measure: said alone ("add two liters"), what they measure is

@@ -100,10 +100,10 @@ _EN_RULES: dict[str, str] = {
     "two hundred|two hundred and fifty|five hundred)",
     "unit_one": "(liter|litre|kilo|kilogram|gram|pound|ounce|pack|package|packet|bottle|"
     "can|tin|box|jar|bag|loaf|bunch|carton|piece|gallon|quart|pint|stick|head|roll|tub|"
-    "bar|tray)",
+    "bar|tray|tube|case|jug|block)",
     "unit_many": "(liters|litres|kilos|kilograms|grams|pounds|ounces|packs|packages|"
     "packets|bottles|cans|tins|boxes|jars|bags|loaves|bunches|cartons|pieces|gallons|"
-    "quarts|pints|sticks|heads|rolls|tubs|bars|trays)",
+    "quarts|pints|sticks|heads|rolls|tubs|bars|trays|tubes|cases|jugs|blocks)",
     "measure": "(<unit_many> of|dozen)",
     "measure_one": "(<unit_one> of|dozen)",
     # "one", "a", "an", "another" only before one of something ("an apple", "a bag
@@ -220,7 +220,8 @@ _PT_RULES: dict[str, str] = {
     "unit": "(litro|litros|quilo|quilos|grama|gramas|dúzia|dúzias|pacote|pacotes|"
     "garrafa|garrafas|lata|latas|caixa|caixas|pote|potes|vidro|vidros|saco|sacos|"
     "sacola|sacolas|maço|maços|cacho|cachos|unidade|unidades|galão|galões|tablete|"
-    "tabletes|cabeça|cabeças|rolo|rolos|barra|barras|bandeja|bandejas)",
+    "tabletes|cabeça|cabeças|rolo|rolos|barra|barras|bandeja|bandejas|tubo|tubos|bisnaga|"
+    "bisnagas|fardo|fardos|engradado|engradados|garrafão|garrafões|bloco|blocos)",
     "of": "(de|do|da|dos|das)",
     "quantity": "(<number> [<unit>] [<of>]|(meio|meia) <unit> [<of>]|"
     "(um|uma) <unit> e (meio|meia) [<of>]|o|a|os|as|um|uma|uns|umas|mais|alguns|"

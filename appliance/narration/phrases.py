@@ -25,6 +25,8 @@ EN_UNITS: dict[str, tuple[str, str]] = {
     "gallon": ("gallon", "gallons"), "quart": ("quart", "quarts"), "pint": ("pint", "pints"),
     "stick": ("stick", "sticks"), "head": ("head", "heads"), "roll": ("roll", "rolls"),
     "tub": ("tub", "tubs"), "bar": ("bar", "bars"), "tray": ("tray", "trays"),
+    "tube": ("tube", "tubes"), "case": ("case", "cases"), "jug": ("jug", "jugs"),
+    "block": ("block", "blocks"),
 }  # fmt: skip
 PT_UNITS: dict[str, tuple[str, str]] = {
     "l": ("litro", "litros"), "ml": ("mililitro", "mililitros"), "kg": ("quilo", "quilos"),
@@ -37,6 +39,8 @@ PT_UNITS: dict[str, tuple[str, str]] = {
     "quart": ("quarto de galão", "quartos de galão"), "pint": ("pint", "pints"),
     "stick": ("tablete", "tabletes"), "head": ("cabeça", "cabeças"), "roll": ("rolo", "rolos"),
     "tub": ("pote", "potes"), "bar": ("barra", "barras"), "tray": ("bandeja", "bandejas"),
+    "tube": ("tubo", "tubos"), "case": ("fardo", "fardos"), "jug": ("garrafão", "garrafões"),
+    "block": ("bloco", "blocos"),
 }  # fmt: skip
 
 _EN_SINGULAR_S = frozenset(

@@ -187,6 +187,9 @@ def test_polite_commands_and_reminders(parser: IntentParser) -> None:
         ("add a gallon of milk to the shopping list", "shopping.add"),
         ("add a half gallon of milk", "shopping.add"),
         ("put two sticks of butter on the list", "shopping.add"),
+        ("add a tube of toothpaste", "shopping.add"),
+        ("add a case of water to the shopping list", "shopping.add"),
+        ("put two jugs of milk on the list", "shopping.add"),
         ("remind me to take out the trash tonight at eight", "agenda.add"),
         ("remind me to water the plants tomorrow", "agenda.add"),
         ("remind me to take my medicine at nine p.m.", "agenda.add"),
@@ -715,7 +718,7 @@ def test_items_on_the_list_and_groceries_are_in_it(lang: str) -> None:
     names = set(groceries(lang))
     for name in names:
         # One thing whose plural is a grocery too is said with a word for one.
-        one = lang == "en" and (f"{name}s" in names or f"{name}es" in names)
+        one = lang == "en" and bool({f"{name}s", f"{name}es", f"{name[:-1]}ies"} & names)
         sentence = spell(f"{verb} {'one ' if one else ''}{name}")
         assert grammar.accepts(sentence) or set(name.split()) & set(grammar.dropped), name
     vocabulary = {w for p in grammar.phrases for w in p.split()}

@@ -441,6 +441,15 @@ def test_a_question_is_not_an_item(parser: IntentParser) -> None:
         ("adicione um galão de água", "pt", ("água", 1.0, "gallon")),
         ("adicione uma bandeja de ovos", "pt", ("ovos", 1.0, "tray")),
         ("adicione duas barras de chocolate", "pt", ("chocolate", 2.0, "bar")),
+        ("add a tube of toothpaste", "en", ("toothpaste", 1.0, "tube")),
+        ("add two cases of water", "en", ("water", 2.0, "case")),
+        ("add a jug of milk", "en", ("milk", 1.0, "jug")),
+        ("add a block of cheese", "en", ("cheese", 1.0, "block")),
+        ("adicione um tubo de pasta de dente", "pt", ("pasta de dente", 1.0, "tube")),
+        ("adicione uma bisnaga de maionese", "pt", ("maionese", 1.0, "tube")),
+        ("adicione um fardo de cerveja", "pt", ("cerveja", 1.0, "case")),
+        ("adicione dois garrafões de água", "pt", ("água", 2.0, "jug")),
+        ("adicione um bloco de queijo", "pt", ("queijo", 1.0, "block")),
     ],
 )
 def test_kitchen_units(
@@ -457,6 +466,7 @@ def test_kitchen_units(
     [
         ("add two rolls", "rolls"),  # the unit word is the item
         ("add bread rolls", "bread rolls"),  # no quantity, no unit
+        ("add a pencil case", "pencil case"),
         ("add half and half", "half and half"),
         ("add a half and half", "half and half"),
     ],

@@ -283,6 +283,8 @@ def test_quantities_stay_digits_with_units_in_both_languages() -> None:
         (1, "gallon", "1 gallon of milk", "1 galão de leite"),
         (0.5, "gallon", "0.5 gallons of milk", "0,5 galão de leite"),
         (2, "stick", "2 sticks of milk", "2 tabletes de leite"),
+        (1, "jug", "1 jug of milk", "1 garrafão de leite"),
+        (2, "case", "2 cases of milk", "2 fardos de leite"),
     ]:
         r = receipt("shopping.add", "success", items=[item("milk", quantity, unit)])
         assert template_sentence(r, "en", now=NOW) == f"I added {en} to the shopping list."

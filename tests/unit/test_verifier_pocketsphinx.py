@@ -252,7 +252,7 @@ def test_a_deeper_voice_is_heard_through_the_frequency_warps() -> None:
     right: dict[tuple[float, ...], int] = {}
     warps_seen: set[float] = set()
     for warps in ((1.0,), VerifierSettings().pocketsphinx_warps):
-        settings = VerifierSettings(pocketsphinx_warps=warps, max_final_ms=5_000)
+        settings = VerifierSettings(pocketsphinx_warps=warps, max_final_ms=10_000)
         engine = PocketSphinxVerifier(build_grammar("en"), settings)
         right[warps] = 0
         for text, pcm in zip(said, audio, strict=True):
