@@ -104,6 +104,9 @@ NEAR_MISSES = [
     "i love fresh bread",
     "did you hear that",
 ]
+# Items the verifier cannot hear: none is in the built-in grocery list. "ghee" was one
+# until the list learned it (after 00bbbd0); "mace", which the verifier hears as "mint"
+# or "dates", took its place.
 UNKNOWN_ITEMS = [
     f"add {item} to the shopping list"
     for item in (
@@ -111,7 +114,7 @@ UNKNOWN_ITEMS = [
         "orange soda", "milk chocolate", "egg noodles", "garlic bread", "chocolate cake",
         "sweet corn", "baby carrots", "cream soda", "tomato soup", "butter beans",
         "milk powder", "rice cakes", "beef jerky", "bean sprouts", "bread crumbs",
-        "apple pie", "oat cookies", "tahini", "kimchi", "ghee",
+        "apple pie", "oat cookies", "tahini", "kimchi", "mace",
     )
 ]  # fmt: skip
 # Requests said with more around them: when or what for an item is needed, why, one
