@@ -6,9 +6,10 @@ import datetime as dt
 
 import pytest
 
+from appliance.actions.items import UNIT_BY_ALIAS
 from appliance.llm.narrator import TEMPLATE_ONLY_PREFIXES
 from appliance.narration import check, template_sentence
-from appliance.narration.phrases import format_number, is_plural, pt_gender
+from appliance.narration.phrases import EN_UNITS, PT_UNITS, format_number, is_plural, pt_gender
 from appliance.narration.samples import ENGLISH, PORTUGUESE, event, item, receipt, samples
 from appliance.narration.templates import TEMPLATES, template_key
 from appliance.narration.view import view
@@ -270,6 +271,11 @@ def test_portuguese_gender_and_plural() -> None:
     assert not is_plural("lápis", "pt")
     assert not is_plural("hummus", "en")
     assert is_plural("Eggs", "en")
+
+
+def test_every_unit_the_parser_reads_has_words_in_both_languages() -> None:
+    """A unit added to the parser (``actions.items``) is said in either language."""
+    assert set(EN_UNITS) == set(PT_UNITS) == set(UNIT_BY_ALIAS.values())
 
 
 def test_quantities_stay_digits_with_units_in_both_languages() -> None:
