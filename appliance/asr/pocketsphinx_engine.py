@@ -221,30 +221,19 @@ class _Channel:
         self.logmath = self.decoder.get_logmath()
         self.cmn: tuple[str, str] | None = None
 
-    def load(
-        self,
-        dictionary: Mapping[str, str],
-        automata: Sequence[tuple[str, Automaton]],
-        old: Sequence[str],
-    ) -> None:
-        """Swap in a grammar's searches (sentences first, then answers and times), after the
-        words it needs. Each old search goes before its successor is built: the
-        sentences of a grammar take ~150 MB, and two at once during a swap were the
-        node's peak of memory."""
+    def add_words(self, dictionary: Mapping[str, str]) -> None:
+        """The words of ``dictionary`` the decoder does not know yet."""
         new_words = [(w, p) for w, p in dictionary.items() if self.decoder.lookup_word(w) is None]
         for index, (word, phones) in enumerate(new_words):
             self.decoder.add_word(word, phones, index == len(new_words) - 1)
-        for index, (name, automaton) in enumerate(automata):
-            if index < len(old):  # the active search cannot go: activate one that stays
-                stays = old[index + 1] if index + 1 < len(old) else automata[0][0]
-                self.decoder.activate_search(stays)
-                self.decoder.remove_search(old[index])
-            fsg = self.decoder.create_fsg(
-                name, automaton.start, automaton.final, _transitions(automaton)
-            )
-            self.decoder.add_fsg(name, fsg)
-            if index == 0:
-                self.decoder.activate_search(name)
+
+    def swap(self, old: str | None, stays: str, name: str, fsg: Any) -> None:
+        """Search ``old`` (if any) removed, ``stays`` active while it goes (the active
+        search cannot go), then ``fsg`` (``pocketsphinx.FsgModel``) added as ``name``."""
+        if old is not None:
+            self.decoder.activate_search(stays)
+            self.decoder.remove_search(old)
+        self.decoder.add_fsg(name, fsg)
 
     def begin(self, search: str) -> None:
         self.decoder.activate_search(search)
@@ -484,7 +473,23 @@ class PocketSphinxVerifier(StreamingVerifier):
         old, self._searches = self._searches or (), None  # none usable until loaded
         try:
             for channel in self._channels:
-                channel.load(dictionary, automata, old)
+                channel.add_words(dictionary)
+            # Sentences first, then answers and times; each old search goes before its
+            # successor is built: the sentences of a grammar take ~160 MB in each
+            # decoder, and two at once during a swap were the node's peak of memory.
+            for index, (name, automaton) in enumerate(automata):
+                gone = old[index] if index < len(old) else None
+                stays = old[index + 1] if index + 1 < len(old) else automata[0][0]
+                # One model of the automaton for every channel: each decoder's search
+                # only reads it (fillers and alternative pronunciations are added
+                # once, the dictionaries being the same); its own copy took ~50 MB.
+                fsg = self._channels[0].decoder.create_fsg(
+                    name, automaton.start, automaton.final, _transitions(automaton)
+                )
+                for channel in self._channels:
+                    channel.swap(gone, stays, name, fsg)
+                    if index == 0:
+                        channel.decoder.activate_search(name)
         except (RuntimeError, ValueError) as err:
             raise AsrError(f"PocketSphinx rejected the grammar: {err}") from err
         self._searches = names

@@ -341,15 +341,24 @@ def test_answers_only_and_grammar_swap(verifier: PocketSphinxVerifier, speaker: 
     # long as it would while Whisper is at work.
     _stream(verifier, speaker.say("yes"), pace=0.04)
     assert verifier.finish(lambda: True).text in {"yes", "yeah", "yep"}
-    audio = speaker.say("add blue cheese")
+    audio = speaker.say("add black garlic")  # no grocery: only a list's item
+    before = verifier._searches
     started = time.perf_counter()
-    verifier.set_grammar(build_grammar("en", ["blue cheese"]))
+    verifier.set_grammar(build_grammar("en", ["black garlic"]))
     assert verifier.wait_idle()
     print(f"grammar swap {(time.perf_counter() - started) * 1000:.0f} ms")
+    # Every warp's decoder has the new searches (one model of each, shared), and
+    # none of the old.
+    assert before is not None and verifier._searches not in (None, before)
+    assert len(verifier._channels) == 2
+    for channel in verifier._channels:
+        for old, new in zip(before, verifier._searches, strict=True):
+            assert channel.decoder.get_fsg(old) is None and channel.decoder.get_fsg(new)
+        assert channel.decoder.get_fsg(verifier._searches[0]).word_id("garlic") >= 0
     verifier.start()
     _stream(verifier, audio, pace=0.04)
     transcript = verifier.finish(lambda: True)
-    assert transcript.text == "add blue cheese" and transcript.usable, transcript
+    assert transcript.text == "add black garlic" and transcript.usable, transcript
     verifier.set_grammar(build_grammar("en"))
     assert verifier.wait_idle()
 
