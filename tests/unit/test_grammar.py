@@ -484,8 +484,8 @@ def test_a_number_takes_the_plural() -> None:
     """ "two liters of", "eight kilos of", "three apples"; never "eight kilo of rice"
     (what the verifier made of "a kilo of rice") or "eight egg". One thing whose plural
     the vocabulary has is said after a word for one only; one the vocabulary has no
-    plural of ("milk", a list's own "blue cheese") takes a number too."""
-    en = build_grammar("en", ["blue cheese"])
+    plural of ("milk", a list's own "black garlic") takes a number too."""
+    en = build_grammar("en", ["black garlic"])
     for text in (
         "add eight kilos of rice to the list",
         "add two liters of milk to the list",
@@ -494,7 +494,7 @@ def test_a_number_takes_the_plural() -> None:
         "add two dozen eggs to the list",
         "add an egg to the list",
         "add two milk to the list",
-        "add two blue cheese to the list",
+        "add two black garlic to the list",
         "take the eggs off the list",
     ):
         assert en.accepts(text), text
