@@ -722,7 +722,7 @@ class VoiceTurn:
         own = parse(heard_a.text)
         if said_no(own):
             return None
-        own_commands = commands_of(own)
+        own_commands = commands_of(own) or self._with_verb_repaired(heard_a, heard_b, parse)
         if names_known_items(own_commands, vocabulary):
             return None  # two items both engines know: weighing them would be a guess
         commands = commands_of(parse(heard_b.text))
@@ -756,6 +756,22 @@ class VoiceTurn:
             return None
         details = {**second.details, "whisper_look": reading, "below_best": round(below, 2)}
         return replace(second, reason="whisper_look", details=details), reading
+
+    @staticmethod
+    def _with_verb_repaired(heard_a: Heard, heard_b: Heard, parse: Any) -> tuple[Command, ...]:
+        """The commands of Whisper's reading with a misheard leading verb put back as
+        the verifier's (``repaired_readings``), for a reading that has none as written:
+        "and the soda to the shopping list" names soda. Said "add miso" (no item the
+        verifier knows), it heard "add the soap", and Whisper's model found "add the
+        soap ..." about as likely as its own: without the verb, Whisper's known item
+        went unseen, and soap was added."""
+        heard = heard_b.text.split(maxsplit=1)
+        verb = heard[0].lower() if heard else None
+        for reading in repaired_readings(heard_a.text, verb_heard=verb):
+            commands = commands_of(parse(reading))
+            if commands:
+                return commands
+        return ()
 
     def _wants_second_opinion(
         self,

@@ -406,6 +406,36 @@ async def test_a_word_whisper_spells_otherwise_for_the_same_sound_agrees(
     assert items == [("apples", 4), ("pears", 2), ("melon", None)]
 
 
+async def test_whisper_with_its_verb_misheard_does_not_weigh_an_item_it_knows(
+    voice_engines: Engines,
+) -> None:
+    """Said "add miso" (no item the verifier knows), Whisper wrote "and the soda to
+    the shopping list.", the verifier, sure, "add the soap to the shopping list", and
+    Whisper's model found the verifier's words about as likely: soap was added (the
+    unknown-item stress set, Piper). Whisper's reading with its verb put back names
+    soda, a known item: weighing two known items is a guess, and the turn asks."""
+    said = "add miso to the shopping list"
+    audio = speech.pad(speech.piper(said, **speech.FIXED), 300, 1500)
+    turn = _turn(voice_engines, None)
+    turn.start()
+    await _feed_paced(turn, audio)
+    parse = voice_engines.parse("en")
+    whisper = Heard("whisper", "and the soda to the shopping list.")
+    verifier = Heard("verifier", "add the soap to the shopping list")
+    both = frozenset({"soda", "soap"})
+    gate = decide(whisper, verifier, parse, both)
+    assert (gate.decision, gate.reason) == ("confirm", "engines_disagree")
+    assert [c.item for c in gate.commands] == ["soda"]  # type: ignore[attr-defined]
+    try:
+        assert await turn._whisper_look(gate, whisper, verifier, parse, both) is None
+        found = await turn._whisper_look(gate, whisper, verifier, parse, frozenset({"soap"}))
+    finally:
+        await turn.close()
+    # Had Whisper's item been one the verifier cannot hear, its model would weigh.
+    assert found is not None, "Whisper finds 'the soap' about as likely as 'the soda'"
+    assert found[1] == "add the soap to the shopping list."
+
+
 async def test_whisper_does_not_weigh_an_item_against_another_it_knows(
     voice_engines: Engines,
 ) -> None:
