@@ -116,8 +116,8 @@ _EN_RULES: dict[str, str] = {
     "the|my)",
     "item": "([<quantity>] <item_name>|(a|one [more]|another) <item_one_c>|"
     "(an|one [more]|another) <item_one_v>)",
-    "items": "<item> [and <item>]",
-    "item_list": "(<items>|<item> (<pause>|and) <item> and <item>)",
+    "items": "<item> [and <items>]",
+    "item_list": "<item> [(<pause>|and) <item_list>]",
     # how much of an item, said apart from it: "change the milk to two liters"
     "amount": "(<number> [<unit_many>|dozen]|(a|an|one) (<unit_one>|dozen)|"
     "half (a|an) <unit_one>|(one|a) <unit_one> and a half)",
@@ -227,8 +227,8 @@ _PT_RULES: dict[str, str] = {
     "(um|uma) <unit> e (meio|meia) [<of>]|o|a|os|as|um|uma|uns|umas|mais|alguns|"
     "algumas|um pouco de|bastante)",
     "item": "[<quantity>] <item_name>",
-    "items": "<item> [e <item>]",
-    "item_list": "(<items>|<item> (<pause>|e) <item> e <item>)",
+    "items": "<item> [e <items>]",
+    "item_list": "<item> [(<pause>|e) <item_list>]",
     # quanto de um item, dito à parte dele: "muda o leite para dois litros"
     "amount": "(<number> [<unit>]|(meio|meia) <unit>|(um|uma) <unit> e (meio|meia))",
     "hour": "(uma|duas|três|quatro|cinco|seis|sete|oito|nove|dez|onze|doze|treze|"
@@ -331,13 +331,11 @@ _SLOT_RULES = {
 _DEFAULT_WILDCARD_RULE = "title"
 _LIST_INTENTS = frozenset({"shopping.add"})
 _LIST_TARGETS = frozenset({"r_shopping_list", "r_na_lista"})
-"""Sentences whose items may be a list of three ("milk, eggs and bread", "leite, ovos e
-pão"): ``item_list`` instead of ``items``, in the sentences of ``_LIST_INTENTS`` that
-name the list ("add ... to the shopping list", "adiciona ... na lista"). Each further
-item costs the PocketSphinx search as much memory as the item vocabulary of every
-sentence that has it; and in the sentences that end with the items ("don't forget to
-buy lemons") a third item made the verifier hear "one limes" for "lemons" said by a
-deeper voice or in white noise."""
+"""Sentences whose items may be said with a pause between them ("milk, eggs, bread and
+butter", "leite, ovos e pão"): ``item_list`` instead of ``items``, in the sentences of
+``_LIST_INTENTS`` that name the list ("add ... to the shopping list", "adiciona ... na
+lista"). Elsewhere items are joined by "and" ("remove the milk and the eggs"). Either
+is a list of any length, a loop in the automaton (``_AutomatonBuilder``)."""
 
 
 # -- a small grammar tree --------------------------------------------------------------
@@ -1026,12 +1024,16 @@ _COPY_LIMIT = 200  # larger states (item lists) are joined by an empty transitio
 
 
 class _AutomatonBuilder:
-    """Right-to-left construction; identical states are shared (hash-consing).
+    """Right-to-left construction; identical states are shared (hash-consing). A rule
+    that refers to itself at its end (right recursion, as a list of items does) is a
+    loop back to its start.
 
-    Each place an item is said, with what may follow it, is a copy of the item names
-    (55 in English when it had 72k arcs, most of them; ~150 MB of each PocketSphinx
-    search; 98k arcs with the 613 groceries of bbb440d). One copy for all the
-    sentences of an intent, entered from each place and left to
+    Each place an item is said, with what may follow it, is a copy of the item names,
+    and they are most of the automaton. Lists were the most: each further item of one
+    was a copy (98k arcs in English with the 613 groceries of bbb440d, ~160 MB of each
+    PocketSphinx search, two thirds of it the last phones of words, one per right
+    context). As a loop, a list costs one copy whatever its length: 56k arcs.
+    One copy for all the sentences of an intent, entered from each place and left to
     whatever follows any of them, was tried: 28k arcs, the verifier 390 -> 222 MB and
     0.63x the decode time, but the sentences crossed over at the item ("buy a coffee
     to the shopping list" for "add coffee ...", which nothing understands; "tick the
@@ -1044,6 +1046,8 @@ class _AutomatonBuilder:
         self._ids: dict[_StateKey, int] = {}
         self._states: list[_StateKey] = []
         self._memo: dict[tuple[int, int], int] = {}
+        self._open: dict[tuple[str, int], int | None] = {}  # rules being compiled
+        self._loops: set[int] = set()  # the states a loop goes back through
         self.final = self._intern(frozenset(), frozenset())
 
     def _intern(self, arcs: frozenset[tuple[str, int]], empty: frozenset[int]) -> int:
@@ -1058,7 +1062,11 @@ class _AutomatonBuilder:
         empty: set[int] = set()
         for state in dict.fromkeys(states):
             state_arcs, state_empty = self._states[state]
-            if state == self.final or len(state_arcs) + len(state_empty) > _COPY_LIMIT:
+            if (
+                state == self.final
+                or state in self._loops
+                or len(state_arcs) + len(state_empty) > _COPY_LIMIT
+            ):
                 empty.add(state)
             else:
                 arcs |= state_arcs
@@ -1074,7 +1082,7 @@ class _AutomatonBuilder:
         if isinstance(node, Word):
             state = self._intern(frozenset({(node.text, following)}), frozenset())
         elif isinstance(node, Ref):
-            state = self.compile(self._rules[node.name], following)
+            state = self._rule(node.name, following)
         elif isinstance(node, Seq):
             state = following
             for item in reversed(node.items):
@@ -1083,6 +1091,30 @@ class _AutomatonBuilder:
             starts = [self.compile(i, following) for i in node.items]
             state = self._union([*starts, following] if node.optional else starts)
         self._memo[key] = state
+        return state
+
+    def _rule(self, name: str, following: int) -> int:
+        """Rule ``name`` followed by ``following``. A rule that refers to itself again
+        before ``following`` (right recursion: "<item> [and <items>]") loops back to
+        a state made for it, with its start's transitions."""
+        if (name, following) in self._open:
+            loop = self._open[name, following]
+            if loop is None:
+                loop = self._open[name, following] = len(self._states)
+                self._states.append((frozenset(), frozenset()))  # filled below
+                self._loops.add(loop)
+            return loop
+        self._open[name, following] = None
+        try:
+            state = self.compile(self._rules[name], following)
+        finally:
+            loop = self._open.pop((name, following))
+        if loop is not None:
+            # The start's own transitions, not an empty one to it: PocketSphinx follows
+            # one empty transition at a time (no closure of those it is given), and the
+            # start has some (to the item names); after a chain of two, the verifier
+            # heard every further item with an article ("milk, the eggs and a bread").
+            self._states[loop] = self._states[state]
         return state
 
     def build(self, top: str) -> Automaton:
