@@ -32,10 +32,11 @@ alone 25 of 72, with 0.8 as well 55; the joe voice kept 24 of 24, espeak-ng 13 a
 and 3 noise conditions, it was accepted 49.1% against 49.8% with 0.8: no better, within
 what two runs of the same code differ by, as Piper's synthesis is random.) A factor
 of 1.2 did nothing for higher voices. Each factor costs as much CPU as the first
-(~0.12x real time) and ~160 MB (mostly the grammar's search); the default is (1.0,
-0.8). On a busy CPU, a verifier ``hurry_behind_ms`` behind the speech when Whisper
-is done (or twice as far at end of speech) goes on at the first factor alone: a
-reading at one factor in time counts, two too late do not. A decoder's warp cannot
+(~0.12x real time) and ~120 MB, its search of the grammar (the first ~180 MB, with
+the grammar's model, which the others share); the default is (1.0, 0.8). On a busy
+CPU, a verifier ``hurry_behind_ms`` behind the speech when Whisper is done (or twice
+as far at end of speech) goes on at the first factor alone: a reading at one factor
+in time counts, two too late do not. A decoder's warp cannot
 be changed in place (``reinit_feat``: the library keeps one warp for the whole
 process, read when a filter bank is built), hence a decoder per factor.
 
@@ -475,7 +476,7 @@ class PocketSphinxVerifier(StreamingVerifier):
             for channel in self._channels:
                 channel.add_words(dictionary)
             # Sentences first, then answers and times; each old search goes before its
-            # successor is built: the sentences of a grammar take ~160 MB in each
+            # successor is built: the sentences of a grammar take ~120 MB in each
             # decoder, and two at once during a swap were the node's peak of memory.
             for index, (name, automaton) in enumerate(automata):
                 gone = old[index] if index < len(old) else None
