@@ -23,7 +23,7 @@ from appliance.protocol.voice import CHUNK_BYTES, CHUNK_MS
 from appliance.settings import Settings
 from appliance.store.db import Database
 from appliance.voice.engines import _VerifierPool
-from appliance.voice.gate import Heard, decide
+from appliance.voice.gate import GateDecision, Heard, decide
 from appliance.voice.replay import offline_verifier
 from appliance.voice.turn import Engines, TurnResult, VoiceTurn
 from tests.support import speech
@@ -406,6 +406,32 @@ async def test_a_word_whisper_spells_otherwise_for_the_same_sound_agrees(
     assert items == [("apples", 4), ("pears", 2), ("melon", None)]
 
 
+async def _whisper_looks(
+    voice_engines: Engines,
+    audio: bytes,
+    readings: tuple[str, str],
+    known: frozenset[str],
+    fewer: frozenset[str],
+) -> tuple[GateDecision, tuple[GateDecision, str] | None, tuple[GateDecision, str] | None]:
+    """The gate's decision on Whisper's and the verifier's ``readings`` of ``audio``,
+    and Whisper's look (``VoiceTurn._whisper_look``) with ``known`` items, then with
+    ``fewer``."""
+    turn = _turn(voice_engines, None)
+    turn.start()
+    await _feed_paced(turn, audio)  # up to its end of speech: the utterance Whisper weighs
+    parse = voice_engines.parse("en")
+    whisper, verifier = Heard("whisper", readings[0]), Heard("verifier", readings[1])
+    gate = decide(whisper, verifier, parse, known)
+    try:
+        return (
+            gate,
+            await turn._whisper_look(gate, whisper, verifier, parse, known),
+            await turn._whisper_look(gate, whisper, verifier, parse, fewer),
+        )
+    finally:
+        await turn.close()
+
+
 async def test_whisper_with_its_verb_misheard_does_not_weigh_an_item_it_knows(
     voice_engines: Engines,
 ) -> None:
@@ -416,21 +442,16 @@ async def test_whisper_with_its_verb_misheard_does_not_weigh_an_item_it_knows(
     soda, a known item: weighing two known items is a guess, and the turn asks."""
     said = "add miso to the shopping list"
     audio = speech.pad(speech.piper(said, **speech.FIXED), 300, 1500)
-    turn = _turn(voice_engines, None)
-    turn.start()
-    await _feed_paced(turn, audio)
-    parse = voice_engines.parse("en")
-    whisper = Heard("whisper", "and the soda to the shopping list.")
-    verifier = Heard("verifier", "add the soap to the shopping list")
-    both = frozenset({"soda", "soap"})
-    gate = decide(whisper, verifier, parse, both)
+    gate, refused, found = await _whisper_looks(
+        voice_engines,
+        audio,
+        ("and the soda to the shopping list.", "add the soap to the shopping list"),
+        frozenset({"soda", "soap"}),
+        frozenset({"soap"}),
+    )
     assert (gate.decision, gate.reason) == ("confirm", "engines_disagree")
     assert [c.item for c in gate.commands] == ["soda"]  # type: ignore[attr-defined]
-    try:
-        assert await turn._whisper_look(gate, whisper, verifier, parse, both) is None
-        found = await turn._whisper_look(gate, whisper, verifier, parse, frozenset({"soap"}))
-    finally:
-        await turn.close()
+    assert refused is None
     # Had Whisper's item been one the verifier cannot hear, its model would weigh.
     assert found is not None, "Whisper finds 'the soap' about as likely as 'the soda'"
     assert found[1] == "add the soap to the shopping list."
@@ -450,20 +471,15 @@ async def test_whisper_does_not_weigh_an_item_against_another_it_knows(
     audio = speech.add_white_noise(
         speech.pad(speech.espeak(said, "en-us", speed=160), 300, 1500), 20
     )
-    turn = _turn(voice_engines, None)
-    turn.start()
-    await _feed_paced(turn, audio)  # up to its end of speech: the utterance Whisper weighs
-    parse = voice_engines.parse("en")
-    whisper = Heard("whisper", said)
-    verifier = Heard("verifier", "add oatmeal to the shopping list")
-    both = frozenset({"oat milk", "oatmeal"})
-    gate = decide(whisper, verifier, parse, both)
+    gate, refused, found = await _whisper_looks(
+        voice_engines,
+        audio,
+        (said, "add oatmeal to the shopping list"),
+        frozenset({"oat milk", "oatmeal"}),
+        frozenset({"oatmeal"}),
+    )
     assert (gate.decision, gate.reason) == ("confirm", "engines_disagree")
-    try:
-        assert await turn._whisper_look(gate, whisper, verifier, parse, both) is None
-        found = await turn._whisper_look(gate, whisper, verifier, parse, frozenset({"oatmeal"}))
-    finally:
-        await turn.close()
+    assert refused is None
     assert found is not None, "Whisper finds 'oatmeal' about as likely as 'oat milk'"
     looked, reading = found
     assert reading == "add oatmeal to the shopping list"
