@@ -394,7 +394,7 @@ def _decide(
     # Heard a change, not confirmed by the other engine: ask, change nothing. Prefer
     # engine A's reading (free-form, fuller), even one with a misheard leading verb
     # ("and kombucha to the shopping list"); B's when A had none.
-    if not a_cmds and (repaired := repaired or _verb_asked(primary, a, verifier, parse)):
+    if not a_cmds and (repaired := repaired or verb_asked(primary, a, verifier, parse)):
         a_cmds = repaired[0]
         details = {**details, "repaired_reading": repaired[1]}
     proposal = tuple(c for c in (a_cmds or b_cmds) if c.action not in READ_ONLY_ACTIONS)
@@ -1207,15 +1207,15 @@ def _weak_asked(
 ) -> tuple[tuple[Command, ...], str, str] | None:
     """What to ask about when nothing agreed with an unsure verifier, with the reading
     and the detail it goes in: ``_weak_mended``'s, or Whisper's reading with the verb
-    the verifier started with (``_verb_asked``: "and three cans of tuna")."""
+    the verifier started with (``verb_asked``: "and three cans of tuna")."""
     mended = _weak_mended(primary, weak_cmds, parse, pauses)
     if mended is not None:
         return *mended, "mended_reading"
-    verb = _verb_asked(primary, a, verifier, parse)
+    verb = verb_asked(primary, a, verifier, parse)
     return None if verb is None else (*verb, "repaired_reading")
 
 
-def _verb_asked(
+def verb_asked(
     primary: Heard, a: Any, verifier: Heard | None, parse: Parse
 ) -> tuple[tuple[Command, ...], str] | None:
     """Engine A's best reading with its misheard leading verb put back as the verb the

@@ -48,6 +48,7 @@ from appliance.voice.gate import (
     shares_item_words,
     spliced_readings,
     tells_a_time,
+    verb_asked,
     with_of,
 )
 
@@ -722,7 +723,11 @@ class VoiceTurn:
         own = parse(heard_a.text)
         if said_no(own):
             return None
-        own_commands = commands_of(own) or self._with_verb_repaired(heard_a, heard_b, parse)
+        # "and the soda to the shopping list" names soda, with its verb put back as the
+        # verifier's: said "add miso", the verifier heard "add the soap", Whisper's model
+        # found that about as likely, and soap was added while soda went unseen.
+        repaired = verb_asked(heard_a, own, heard_b, parse)
+        own_commands = commands_of(own) or (repaired[0] if repaired else ())
         if names_known_items(own_commands, vocabulary):
             return None  # two items both engines know: weighing them would be a guess
         commands = commands_of(parse(heard_b.text))
@@ -756,22 +761,6 @@ class VoiceTurn:
             return None
         details = {**second.details, "whisper_look": reading, "below_best": round(below, 2)}
         return replace(second, reason="whisper_look", details=details), reading
-
-    @staticmethod
-    def _with_verb_repaired(heard_a: Heard, heard_b: Heard, parse: Any) -> tuple[Command, ...]:
-        """The commands of Whisper's reading with a misheard leading verb put back as
-        the verifier's (``repaired_readings``), for a reading that has none as written:
-        "and the soda to the shopping list" names soda. Said "add miso" (no item the
-        verifier knows), it heard "add the soap", and Whisper's model found "add the
-        soap ..." about as likely as its own: without the verb, Whisper's known item
-        went unseen, and soap was added."""
-        heard = heard_b.text.split(maxsplit=1)
-        verb = heard[0].lower() if heard else None
-        for reading in repaired_readings(heard_a.text, verb_heard=verb):
-            commands = commands_of(parse(reading))
-            if commands:
-                return commands
-        return ()
 
     def _wants_second_opinion(
         self,
