@@ -16,6 +16,7 @@ from appliance.voice.gate import (
     Heard,
     Sounds,
     amount_and_time_words,
+    article_readings,
     command_key,
     commands_of,
     decide,
@@ -869,6 +870,52 @@ def test_an_added_item_after_an_article_with_a_longer_known_name_asks(
         vocabulary=vocabulary,
     )
     assert checked.decision == "act"
+
+
+def test_whisper_weighs_a_longer_item_only_for_an_article_it_did_not_write(
+    parser: IntentParser,
+) -> None:
+    """Said "add coffee" in a reverberant room: Whisper wrote "add coffee", the verifier
+    "add a coffee" (the echo of "add"), and it knows "iced coffee" and "instant coffee".
+    The turn asks (``article_item``), and Whisper's reading with each longer item put in
+    is what its model weighs; not when Whisper wrote the article as well, nor when its
+    reading does not say the item."""
+    vocabulary = frozenset({"coffee", "iced coffee", "instant coffee", "butter", "milk"})
+    asked = gate(
+        parser, "Add coffee to the shopping list.", "add a coffee to the shopping list",
+        vocabulary=vocabulary,
+    )  # fmt: skip
+    assert (asked.decision, asked.reason) == ("confirm", "article_item")
+    assert article_readings(asked, "Add coffee to the shopping list.") == [
+        "Add iced coffee to the shopping list.",
+        "Add instant coffee to the shopping list.",
+    ]
+    # a list: the item's own place, after another item's
+    listed = gate(
+        parser,
+        "Add milk and Coffees to the list.",
+        "add milk and a coffee to the list",
+        vocabulary=vocabulary,
+    )
+    assert listed.reason == "article_item"
+    assert article_readings(listed, "Add milk and Coffees to the list.") == [
+        "Add milk and iced Coffees to the list.",
+        "Add milk and instant Coffees to the list.",
+    ]
+    # Whisper heard the article too: both may have heard one for "iced"
+    both = gate(
+        parser, "Add a coffee to the shopping list.", "add the coffee to the shopping list",
+        vocabulary=vocabulary,
+    )  # fmt: skip
+    assert both.reason == "article_item"
+    assert article_readings(both, "Add a coffee to the shopping list.") is None
+    # a reading that does not name the item; another decision
+    assert article_readings(asked, "Add toffee to the shopping list.") is None
+    agreed = gate(
+        parser, "Add butter to the list.", "add butter to the list", vocabulary=vocabulary
+    )
+    assert agreed.decision == "act"
+    assert article_readings(agreed, "Add butter to the list.") is None
 
 
 def test_alternatives_of_a_rejected_transcript_are_not_used(parser: IntentParser) -> None:
