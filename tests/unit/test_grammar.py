@@ -269,6 +269,24 @@ def test_polite_commands_and_reminders(parser: IntentParser) -> None:
         assert not en.accepts(text), text
 
 
+def test_a_request_called_off_is_heard_with_its_negation(parser: IntentParser) -> None:
+    """The verifier hears "don't" before a request (the lexicon's ``negation.heard``),
+    and its reading is refused as Whisper's is, rather than heard as a request with
+    something else fitted in the negation's place; once, and only before it."""
+    en = build_grammar("en")
+    for text in (
+        "don't add milk to the shopping list",
+        "do not add eggs",
+        "don't put bread on the list",
+        "don't remove the milk from the list",
+        "don't check off the eggs",
+    ):
+        assert en.accepts(text), text
+        assert parser.parse(text).reason == "negated", text
+    for text in ("don't don't add milk", "don't do not add eggs", "add milk don't"):
+        assert not en.accepts(text), text
+
+
 @pytest.mark.parametrize("lang", ["en", "pt"])
 def test_no_empty_transition_leads_to_another(lang: str) -> None:
     """PocketSphinx follows one empty transition at a time: after two in a row (a
