@@ -957,33 +957,32 @@ def article_readings(decision: GateDecision, text: str) -> list[str] | None:
     "oat") or does not say the item itself."""
     if decision.decision != "confirm" or decision.reason != "article_item":
         return None
-    found = [(m.start(), m.group().lower()) for m in _WORD.finditer(text)]
-    keys = [item_key(word) for _, word in found]
+    found = list(_WORD.finditer(text))
     readings: list[str] = []
     for name in decision.details.get("longer_items", ()):
         first, _, rest = name.partition(" ")
-        item = [item_key(w) for w in _WORD.findall(rest.lower())]
-        at = next(
-            (i for i in range(len(keys) - len(item) + 1) if keys[i : i + len(item)] == item),
-            None,
-        )
-        if at is None or (at > 0 and found[at - 1][1] in _ARTICLES):
+        at = next(_places([m.group() for m in found], rest), None)
+        if at is None or _follows_an_article(text, rest):
             return None
-        start = found[at][0]
+        start = found[at].start()
         readings.append(f"{text[:start]}{first} {text[start:]}")
     return readings or None
+
+
+def _places(words: Sequence[str], item: str) -> Iterator[int]:
+    """Where ``item``'s words begin among ``words``, each compared by ``item_key``."""
+    name = [item_key(w) for w in _WORD.findall(item.lower())]
+    keys = [item_key(w.lower()) for w in words]
+    return (i for i in range(len(keys) - len(name) + 1) if keys[i : i + len(name)] == name)
 
 
 def _follows_an_article(text: str, item: str) -> bool:
     """True if ``item``'s words come just after "a", "an" or "the" in ``text``, one
     that does not follow a unit ("two liters a milk" is "of" misheard)."""
     words = _WORD.findall(text.lower())
-    name = [item_key(w) for w in _WORD.findall(item.lower())]
     return any(
-        words[i] in _ARTICLES
-        and (i == 0 or words[i - 1] not in UNIT_BY_ALIAS)
-        and [item_key(w) for w in words[i + 1 : i + 1 + len(name)]] == name
-        for i in range(len(words) - len(name))
+        at > 0 and words[at - 1] in _ARTICLES and (at == 1 or words[at - 2] not in UNIT_BY_ALIAS)
+        for at in _places(words, item)
     )
 
 

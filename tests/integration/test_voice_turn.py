@@ -8,6 +8,7 @@ thrown away when the speaker goes on.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import time
 import uuid
@@ -406,6 +407,18 @@ async def test_a_word_whisper_spells_otherwise_for_the_same_sound_agrees(
     assert items == [("apples", 4), ("pears", 2), ("melon", None)]
 
 
+@contextlib.asynccontextmanager
+async def _heard(voice_engines: Engines, audio: bytes) -> AsyncIterator[VoiceTurn]:
+    """A turn fed ``audio`` up to its end of speech (the utterance Whisper weighs)."""
+    turn = _turn(voice_engines, None)
+    turn.start()
+    await _feed_paced(turn, audio)
+    try:
+        yield turn
+    finally:
+        await turn.close()
+
+
 async def _whisper_looks(
     voice_engines: Engines,
     audio: bytes,
@@ -416,20 +429,15 @@ async def _whisper_looks(
     """The gate's decision on Whisper's and the verifier's ``readings`` of ``audio``,
     and Whisper's look (``VoiceTurn._whisper_look``) with ``known`` items, then with
     ``fewer``."""
-    turn = _turn(voice_engines, None)
-    turn.start()
-    await _feed_paced(turn, audio)  # up to its end of speech: the utterance Whisper weighs
     parse = voice_engines.parse("en")
     whisper, verifier = Heard("whisper", readings[0]), Heard("verifier", readings[1])
     gate = decide(whisper, verifier, parse, known)
-    try:
+    async with _heard(voice_engines, audio) as turn:
         return (
             gate,
             await turn._whisper_look(gate, whisper, verifier, parse, known),
             await turn._whisper_look(gate, whisper, verifier, parse, fewer),
         )
-    finally:
-        await turn.close()
 
 
 async def test_whisper_with_its_verb_misheard_does_not_weigh_an_item_it_knows(
@@ -503,13 +511,9 @@ async def test_an_article_only_the_verifier_heard_is_weighed_by_whisper(
     assert (asked.decision, asked.reason) == ("confirm", "article_item")
 
     async def weighed(said: str, heard: Heard = verifier) -> GateDecision | None:
-        turn = _turn(voice_engines, None)
-        turn.start()
-        await _feed_paced(turn, speech.pad(speech.piper(said, **speech.FIXED), 300, 1500))
-        try:
+        audio = speech.pad(speech.piper(said, **speech.FIXED), 300, 1500)
+        async with _heard(voice_engines, audio) as turn:
             return await turn._article_weighed(asked, whisper, heard)
-        finally:
-            await turn.close()
 
     acted = await weighed("add coffee to the shopping list")
     assert acted is not None
@@ -538,10 +542,7 @@ async def test_an_article_heard_for_a_word_whisper_left_out_stays_asked(
     verifier = Heard("verifier", "add the milk to the shopping list", quiet=True)
     asked = decide(whisper, verifier, parse, frozenset({"milk", "oat milk"}))
     assert (asked.decision, asked.reason) == ("confirm", "article_item")
-    turn = _turn(voice_engines, None)
-    turn.start()
-    await _feed_paced(turn, audio)
-    try:
+    async with _heard(voice_engines, audio) as turn:
         assert await turn._article_weighed(asked, whisper, verifier) is None
         scores = voice_engines.primary.weigh(
             turn.utterance(),
@@ -549,8 +550,6 @@ async def test_an_article_heard_for_a_word_whisper_left_out_stays_asked(
             "en",
         )
         assert scores[0] - scores[1] < ARTICLE_MARGIN / 2
-    finally:
-        await turn.close()
 
 
 async def test_only_a_sure_verifier_gets_a_second_opinion(voice_engines: Engines) -> None:
