@@ -221,14 +221,18 @@ def test_the_beams_other_readings_are_offered_within_the_margin(engine: WhisperE
 
 
 def test_whisper_weighs_a_reading_its_beam_did_not_keep(engine: WhisperEngine) -> None:
-    """espeak-ng's voice (deterministic): the beam hears "and cheese"; asked, the model
-    finds "add cheese" a few nats less likely, "add tea" (what the verifier's search
-    heard) far less."""
+    """espeak-ng's voice (deterministic): with the household's items last in its bias,
+    as a run of words, the beam heard "and cheese"; asked with no bias, the model finds
+    "add cheese" a few nats less likely, "add tea" (what the verifier's search heard) far
+    less. With the items written as a list before the requests (``bias_text``), the
+    beam hears "add cheese"."""
     if not sp.have_espeak():
         pytest.skip("espeak-ng is not installed")
     audio = sp.pad(sp.espeak("add cheese to the shopping list", "en-us", speed=160), 300, 300)
     fresh = engine.weigh(audio, ["add cheese to the shopping list"])  # the encoder run here
-    own = engine.transcribe(audio, Hints(items=ITEMS)).text
+    heard = engine.transcribe(audio, Hints(items=ITEMS)).text
+    assert heard.lower().startswith("add cheese"), heard
+    own = "and cheese to the shopping list"
     readings = ["add cheese to the shopping list", "add tea to the shopping list"]
     cheese, tea = engine.weigh(audio, readings)  # the encoder's output kept from transcribe
     mine = engine.weigh(audio, [own])[0]

@@ -151,6 +151,14 @@ def test_echo_of_a_sentence_of_the_bias() -> None:
     assert is_echo("milk eggs", bias, min_words=2)
     for default in WhisperSettings().vocabulary.values():
         assert is_echo(default.split(". ")[1], default)
+    # the items as bias_text writes them, before the requests: a run of them is an echo
+    listed = bias_text(bias, ["bread", "oat milk", "coffee"], max_items=10, max_chars=400)
+    assert listed.startswith("bread, oat milk, coffee. ")
+    assert is_echo("Oat milk, coffee.", listed)
+    assert is_echo("Bread, oat milk, coffee.", listed)
+    assert not is_echo("add oat milk and coffee", listed)
+    assert is_echo("Take the onions and the yeast off the list.", listed)
+    assert not is_echo("Take the onions off the list.", listed)
 
 
 def test_compression_ratio_flags_loops() -> None:
@@ -161,16 +169,19 @@ def test_compression_ratio_flags_loops() -> None:
 
 def test_bias_text_dedupes_cleans_and_caps() -> None:
     text = bias_text(
-        "add remove",
+        "Add milk.",
         ["Milk", "milk", "  oat   milk ", "eggs!", "", "add", "x" * 60],
         max_items=40,
         max_chars=400,
     )
-    assert text == "add remove Milk oat milk eggs " + "x" * 40
-    capped = bias_text("add", [f"item{i}" for i in range(100)], max_items=5, max_chars=400)
-    assert capped == "add item0 item1 item2 item3 item4"
-    short = bias_text("add remove", ["apples", "bananas"], max_items=10, max_chars=16)
-    assert short == "add remove"
+    # the items first, as a list; the vocabulary's sentence last
+    assert text == "oat milk, eggs, " + "x" * 40 + ". Add milk."
+    capped = bias_text("Add.", [f"item{i}" for i in range(100)], max_items=5, max_chars=400)
+    assert capped == "item0, item1, item2, item3, item4. Add."
+    # the vocabulary is kept whole; the items are cut at an item's end
+    cut = bias_text("Add milk.", ["apples", "bananas"], max_items=10, max_chars=22)
+    assert cut == "apples. Add milk."
+    assert bias_text("Add milk.", ["apples"], max_items=10, max_chars=12) == "Add milk."
     assert bias_text("", [], max_items=3, max_chars=10) == ""
 
 
