@@ -118,6 +118,8 @@ _EN_RULES: dict[str, str] = {
     "(an|one [more]|another) <item_one_v>)",
     "items": "<item> [and <items>]",
     "item_list": "<item> [(<pause>|and) <item_list>]",
+    "item_series": "<item> (<pause> <item_series>|and <item>)",
+    "items_or_series": "(<items>|<item> <pause> <item_series>)",
     # how much of an item, said apart from it: "change the milk to two liters"
     "amount": "(<number> [<unit_many>|dozen]|(a|an|one) (<unit_one>|dozen)|"
     "half (a|an) <unit_one>|(one|a) <unit_one> and a half)",
@@ -229,6 +231,8 @@ _PT_RULES: dict[str, str] = {
     "item": "[<quantity>] <item_name>",
     "items": "<item> [e <items>]",
     "item_list": "<item> [(<pause>|e) <item_list>]",
+    "item_series": "<item> (<pause> <item_series>|e <item>)",
+    "items_or_series": "(<items>|<item> <pause> <item_series>)",
     # quanto de um item, dito à parte dele: "muda o leite para dois litros"
     "amount": "(<number> [<unit>]|(meio|meia) <unit>|(um|uma) <unit> e (meio|meia))",
     "hour": "(uma|duas|três|quatro|cinco|seis|sete|oito|nove|dez|onze|doze|treze|"
@@ -334,8 +338,11 @@ _LIST_TARGETS = frozenset({"r_shopping_list", "r_na_lista"})
 """Sentences whose items may be said with a pause between them ("milk, eggs, bread and
 butter", "leite, ovos e pão"): ``item_list`` instead of ``items``, in the sentences of
 ``_LIST_INTENTS`` that name the list ("add ... to the shopping list", "adiciona ... na
-lista"). Elsewhere items are joined by "and" ("remove the milk and the eggs"). Either
-is a list of any length, a loop in the automaton (``_AutomatonBuilder``)."""
+lista"). Their other sentences ("add milk, eggs and bread", "we need ...") take such a
+list only when it ends with "and" and an item (``items_or_series``), as people say
+one: "add milk, eggs" has no list in it there. Elsewhere items are joined by "and"
+("remove the milk and the eggs"). Each is a list of any length, a loop in the
+automaton (``_AutomatonBuilder``)."""
 
 
 # -- a small grammar tree --------------------------------------------------------------
@@ -1318,8 +1325,10 @@ def _template_rules(
             for sentence in block["sentences"]:
                 rule = f"s_{_ident(intent)}_{len(names)}"
                 rules[rule] = parse_template(sentence, "r_")
-                if intent in _LIST_INTENTS and _LIST_TARGETS & set(_refs(rules[rule])):
-                    rules[rule] = _renamed(rules[rule], "items", "item_list")
+                if intent in _LIST_INTENTS:
+                    named = bool(_LIST_TARGETS & set(_refs(rules[rule])))
+                    listed = "item_list" if named else "items_or_series"
+                    rules[rule] = _renamed(rules[rule], "items", listed)
                 if WHEN_AFTER in _RULES[lang]:
                     rules[rule] = _when_after(rules[rule])
                 if (block.get("metadata") or {}).get("needed_by") == "any":

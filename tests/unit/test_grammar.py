@@ -300,9 +300,10 @@ def test_no_empty_transition_leads_to_another(lang: str) -> None:
 
 def test_lists_of_any_length_and_units_with_of(parser: IntentParser) -> None:
     """Items of any number joined by "and", anywhere items are said; a pause between
-    them only when adding to a list named ("... to the shopping list"), as the parser
-    reads them. A unit takes "of" ("a dozen" none): without it, the verifier heard "a
-    gallon of milk" as "a gallon oat milk"."""
+    them only when adding: to a list named ("... to the shopping list"), or in a list
+    that ends with "and" and an item ("add milk, eggs and bread"), as the parser reads
+    them. A unit takes "of" ("a dozen" none): without it, the verifier heard "a gallon
+    of milk" as "a gallon oat milk"."""
     en = build_grammar("en")
     for text in (
         f"add milk {PAUSE} eggs and bread to the shopping list",
@@ -314,13 +315,18 @@ def test_lists_of_any_length_and_units_with_of(parser: IntentParser) -> None:
         "add a dozen eggs to the shopping list",
         "add half a dozen eggs to the shopping list",
         "add a gallon of oat milk to the shopping list",
+        f"don't forget to buy milk {PAUSE} eggs and bread",
+        f"we need soap {PAUSE} shampoo {PAUSE} toothpaste and lemons",
+        f"add lettuce {PAUSE} carrots and celery",
     ):
         assert en.accepts(text), text
         assert parser.parse(text.replace(f" {PAUSE}", ",")).commands, text
     for text in (
         f"remove milk {PAUSE} eggs and bread from the shopping list",
-        f"don't forget to buy milk {PAUSE} eggs and bread",
         f"add milk {PAUSE} {PAUSE} eggs to the shopping list",
+        # not adding to a list named: a list with a pause ends with "and" and an item
+        f"add lettuce {PAUSE} carrots",
+        f"we need milk {PAUSE} eggs {PAUSE} bread",
         "add milk and to the shopping list",
         "add a gallon oat milk to the shopping list",
         "add two liters milk to the shopping list",
@@ -337,6 +343,8 @@ def test_lists_of_any_length_and_units_with_of(parser: IntentParser) -> None:
     assert pt.accepts("coloca dois litros de leite e ovos e pão na lista")
     assert not pt.accepts(f"tira o leite {PAUSE} os ovos e o pão da lista")
     assert pt.accepts(f"adiciona leite {PAUSE} ovos {PAUSE} pão e arroz na lista")
+    assert pt.accepts(f"preciso de leite {PAUSE} ovos e pão")
+    assert not pt.accepts(f"adiciona leite {PAUSE} ovos")
     assert pt.accepts("tira o leite e os ovos e o pão da lista")
     result = parser.parse("adiciona leite, ovos, pão e arroz na lista", lang="pt")
     assert [c.item for c in result.commands] == ["leite", "ovos", "pão", "arroz"]
