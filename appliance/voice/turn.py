@@ -536,6 +536,7 @@ class VoiceTurn:
                 verifier_t.text,
                 verifier_t.rejected,
                 pauses=tuple(map(tuple, verifier_t.details.get("pauses", ()))),
+                brief_pauses=tuple(map(tuple, verifier_t.details.get("brief_pauses", ()))),
                 quiet=bool(verifier_t.details.get("quiet")),
                 unsaid=int(verifier_t.details.get("unsaid_frames", 0)),
                 levels=tuple(
@@ -701,6 +702,7 @@ class VoiceTurn:
             text=second_t.text,
             rejected=second_t.rejected,
             pauses=tuple(map(tuple, second_t.details.get("pauses", ()))),
+            brief_pauses=tuple(map(tuple, second_t.details.get("brief_pauses", ()))),
             unsaid=int(second_t.details.get("unsaid_frames", 0)),
         )
         second = decide(

@@ -552,6 +552,40 @@ async def test_an_article_heard_for_a_word_whisper_left_out_stays_asked(
         assert scores[0] - scores[1] < ARTICLE_MARGIN / 2
 
 
+async def test_a_list_said_with_the_households_items_known_keeps_its_commas(
+    voice_engines: Engines, settings: Settings, database: Database
+) -> None:
+    """The whole turn on flite's "awb" voice, with the items a household has on its list
+    in Whisper's bias: Whisper writes the list with its commas, as the verifier hears
+    it, and the four items are added. With the items as a run of words ("milk eggs
+    bread ..."), Whisper wrote the list without its commas, one item to the parser."""
+    if not speech.have_flite():
+        pytest.skip("flite is not installed")
+    known = ["milk", "eggs", "bread", "oat milk", "coffee", "rice", "apples", "bananas",
+             "tomatoes", "butter", "cheese", "lemons"]  # fmt: skip
+    said = "add apples, bananas, oranges and grapes to the list"
+    audio = speech.pad(speech.flite(said, "awb"), 300, 1500)
+    result = await _fresh_verifier_turn(voice_engines, settings, database, audio, known)
+    assert result.transcripts["whisper"].count(",") == 2, result.transcripts
+    assert result.decision == "act", result.transcripts
+    items = [i.name for r in result.receipts for i in r.items]
+    assert items == ["apples", "bananas", "oranges", "grapes"]
+
+
+async def test_a_compound_item_said_as_one_is_never_split_into_two(
+    voice_engines: Engines, settings: Settings, database: Database
+) -> None:
+    """Piper's voice said "add cheese pizza and soda" (no list knows cheese pizza; the
+    verifier knows cheese and pizza): its grammar reads a list there, "cheese, pizza
+    and soda", with no pause between the two, and Whisper, biased by the household's
+    list, may write the comma too. Nothing is added: the turn asks."""
+    known = ["milk", "eggs", "bread", "coffee", "rice", "apples", "bananas", "cheese", "soda"]
+    audio = speech.pad(speech.piper("add cheese pizza and soda", **speech.FIXED), 300, 1500)
+    result = await _fresh_verifier_turn(voice_engines, settings, database, audio, known)
+    assert result.decision == "confirm", result.transcripts
+    assert {r.status for r in result.receipts} == {"needs_confirmation"}
+
+
 async def test_only_a_sure_verifier_gets_a_second_opinion(voice_engines: Engines) -> None:
     """A weak verifier transcript may confirm tiny.en's own best reading, never the
     larger model's, unless the room is quiet: in babble a weak "add oatmeal" and the
