@@ -223,26 +223,36 @@ async def test_a_second_opinion_from_the_larger_model_can_confirm_the_verifier(
     if not speech.have_espeak():
         pytest.skip("espeak-ng is not installed")
     # espeak-ng's voice (deterministic), Whisper biased by the command words: tiny.en
-    # hears "add red" or "and red to the shopping list", the verifier and the
-    # multilingual base model "add bread ...".
+    # hears "add red" or "and red to the shopping list", the multilingual base model
+    # "add bread ...". A verifier that heard "add bread" (as it did after other turns;
+    # one that has heard nothing yet hears "add fruit") is confirmed by the larger model.
     audio = speech.pad(speech.espeak("add bread to the shopping list", "en-us"), 300, 1500)
     service = ActionService(database, settings, Topics())
-    without = _command_words(voice_engines, second_opinion=False)
-    results = []
-    for engines in (without, _command_words(voice_engines)):
-        turn = _turn(engines, service)
-        turn.start()
-        await _feed_paced(turn, audio)
-        results.append(await turn.run(_discard))
-        await turn.close()
-    alone, helped = results
+    fresh = _VerifierPool(offline_verifier(settings))
+    without = dataclasses.replace(
+        _command_words(voice_engines, second_opinion=False), verifier_for=fresh.session
+    )
+    turn = _turn(without, service)
+    turn.start()
+    await _feed_paced(turn, audio)
+    alone = await turn.run(_discard)
+    await turn.close()
     assert alone.decision == "confirm", alone.transcripts
     assert "whisper_second" not in alone.transcripts
-    assert helped.decision == "act", helped.transcripts
-    assert helped.transcripts["whisper"] == alone.transcripts["whisper"]  # tiny.en's
-    assert "bread" in helped.transcripts["whisper_second"].lower()
-    assert [i.name for i in helped.receipts[0].items] == ["bread"]
-    assert helped.receipts[0].details["transcripts"]["whisper_second"]
+    assert "bread" not in alone.transcripts["whisper"].lower()
+    helped = _command_words(voice_engines)
+    parse = helped.parse("en")
+    turn = _turn(helped, None)
+    turn.start()
+    await _feed_paced(turn, audio)
+    try:
+        verifier = Heard("verifier", "add bread to the shopping list")
+        second, heard = await turn._second_opinion(verifier, parse, frozenset({"bread"}))
+    finally:
+        await turn.close()
+    assert "bread" in heard.text.lower(), heard
+    assert second is not None and second.decision == "act", second
+    assert [cmd.item for cmd in second.commands] == ["bread"]  # type: ignore[attr-defined]
 
 
 def test_the_pool_has_a_verifier_made_before_the_first_turn(settings: Settings) -> None:
@@ -690,5 +700,6 @@ async def test_the_larger_model_does_not_act_on_an_item_only_its_beam_and_the_ve
     finally:
         await turn.close()
     assert parse(heard.text).reason == "missing_slot:item", heard  # a word, and no item
-    assert "put tea on the list" in heard.alternatives, heard  # its beam named the tea
+    # With the household's items last in its bias, as a run of words, its beam also
+    # named the tea; with them first, as a list, it names none: either way, no action.
     assert second is None, second
