@@ -118,8 +118,8 @@ _EN_RULES: dict[str, str] = {
     "(an|one [more]|another) <item_one_v>)",
     "items": "<item> [and <items>]",
     "item_list": "<item> [(<pause>|and) <item_list>]",
-    "item_series": "<item> (<pause> <item_series>|and <item>)",
-    "items_or_series": "(<items>|<item> <pause> <item_series>)",
+    "item_series": "<item> (<pause> <item_series>|and <items_or_series>)",
+    "items_or_series": "<item> [and <items_or_series>|<pause> <item_series>]",
     # how much of an item, said apart from it: "change the milk to two liters"
     "amount": "(<number> [<unit_many>|dozen]|(a|an|one) (<unit_one>|dozen)|"
     "half (a|an) <unit_one>|(one|a) <unit_one> and a half)",
@@ -231,8 +231,8 @@ _PT_RULES: dict[str, str] = {
     "item": "[<quantity>] <item_name>",
     "items": "<item> [e <items>]",
     "item_list": "<item> [(<pause>|e) <item_list>]",
-    "item_series": "<item> (<pause> <item_series>|e <item>)",
-    "items_or_series": "(<items>|<item> <pause> <item_series>)",
+    "item_series": "<item> (<pause> <item_series>|e <items_or_series>)",
+    "items_or_series": "<item> [e <items_or_series>|<pause> <item_series>]",
     # quanto de um item, dito à parte dele: "muda o leite para dois litros"
     "amount": "(<number> [<unit>]|(meio|meia) <unit>|(um|uma) <unit> e (meio|meia))",
     "hour": "(uma|duas|três|quatro|cinco|seis|sete|oito|nove|dez|onze|doze|treze|"
@@ -342,7 +342,9 @@ lista"). Their other sentences ("add milk, eggs and bread", "we need ...") take 
 list only when it ends with "and" and an item (``items_or_series``), as people say
 one: "add milk, eggs" has no list in it there. Elsewhere items are joined by "and"
 ("remove the milk and the eggs"). Each is a list of any length, a loop in the
-automaton (``_AutomatonBuilder``)."""
+automaton (``_AutomatonBuilder``): one copy of the items, two for ``items_or_series``
+(after a pause, the list may not end), which took an English verifier's search from
+135 to 145 MB (the copies of a first wording, three: 162)."""
 
 
 # -- a small grammar tree --------------------------------------------------------------

@@ -318,6 +318,7 @@ def test_lists_of_any_length_and_units_with_of(parser: IntentParser) -> None:
         f"don't forget to buy milk {PAUSE} eggs and bread",
         f"we need soap {PAUSE} shampoo {PAUSE} toothpaste and lemons",
         f"add lettuce {PAUSE} carrots and celery",
+        f"add milk and eggs {PAUSE} bread and rice",
     ):
         assert en.accepts(text), text
         assert parser.parse(text.replace(f" {PAUSE}", ",")).commands, text
@@ -327,6 +328,7 @@ def test_lists_of_any_length_and_units_with_of(parser: IntentParser) -> None:
         # not adding to a list named: a list with a pause ends with "and" and an item
         f"add lettuce {PAUSE} carrots",
         f"we need milk {PAUSE} eggs {PAUSE} bread",
+        f"add milk {PAUSE} eggs and bread {PAUSE} rice",
         "add milk and to the shopping list",
         "add a gallon oat milk to the shopping list",
         "add two liters milk to the shopping list",
