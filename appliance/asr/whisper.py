@@ -419,14 +419,14 @@ def is_echo(text: str, bias: str, *, min_words: int = 3) -> bool:
     return False
 
 
+_MAX_NAME_WORDS = 5
+
+
 def _names(sentence: str) -> bool:
     """True if ``sentence`` is a list of names: two or more, comma-separated, none
     longer than ``_MAX_NAME_WORDS`` words ("milk, eggs, oat milk.")."""
     entries = sentence.rstrip(".?!").split(",")
     return len(entries) > 1 and all(0 < len(e.split()) <= _MAX_NAME_WORDS for e in entries)
-
-
-_MAX_NAME_WORDS = 5
 
 
 def compression_ratio(text: str) -> float:
@@ -438,7 +438,8 @@ def compression_ratio(text: str) -> float:
 
 def bias_text(vocabulary: str, items: Iterable[str], *, max_items: int, max_chars: int) -> str:
     """Distinct items written as a list ("milk, eggs, oat milk."), then the vocabulary,
-    in ``max_chars`` (the vocabulary whole, items cut at an item's end).
+    in ``max_chars``: the items cut at an item's end, the vocabulary kept whole, or cut
+    at the end of a sentence (of a word, if it has none) when it alone is longer.
 
     The bias ends with a sentence of the vocabulary: what Whisper writes next starts a
     sentence of its own. With the items last, as a run of words ("... milk eggs oat
@@ -449,18 +450,24 @@ def bias_text(vocabulary: str, items: Iterable[str], *, max_items: int, max_char
     readings parsed to what was said, against 80 with the items as a run of words last
     and 60 with them last as a list."""
     vocabulary = vocabulary.strip()
+    if len(vocabulary) > max_chars:
+        cut = vocabulary[: max_chars + 1]
+        ends = [m.start() for m in _SENTENCE_END.finditer(cut)]
+        vocabulary = cut[: ends[-1]] if ends else cut.rsplit(" ", 1)[0]
     seen = set(normalize_text(vocabulary).split())
     room = max_chars - len(vocabulary) - 2  # ". " after the items
     names: list[str] = []
+    used = -2  # no ", " before the first
     for item in items:
         clean = _SPACES.sub(" ", _NON_WORD.sub(" ", item)).strip()[:40]
         key = clean.lower()
         if not clean or key in seen or len(names) >= max_items:
             continue
-        if len(", ".join([*names, clean])) > room:
+        if used + 2 + len(clean) > room:
             break
         seen.add(key)
         names.append(clean)
+        used += 2 + len(clean)
     listed = f"{', '.join(names)}." if names else ""
     return " ".join(p for p in (listed, vocabulary) if p)
 

@@ -182,6 +182,12 @@ def test_bias_text_dedupes_cleans_and_caps() -> None:
     cut = bias_text("Add milk.", ["apples", "bananas"], max_items=10, max_chars=22)
     assert cut == "apples. Add milk."
     assert bias_text("Add milk.", ["apples"], max_items=10, max_chars=12) == "Add milk."
+    # a vocabulary longer than the cap ends at a sentence's end, else at a word's
+    two = "Add milk. Take the eggs off the list."
+    assert bias_text(two, ["apples"], max_items=10, max_chars=20) == "apples. Add milk."
+    assert bias_text(two, ["apples"], max_items=10, max_chars=9) == "Add milk."
+    words = "add remove shopping list"
+    assert bias_text(words, [], max_items=3, max_chars=16) == "add remove"
     assert bias_text("", [], max_items=3, max_chars=10) == ""
 
 
