@@ -776,6 +776,14 @@ def test_items_on_the_list_and_groceries_are_in_it(lang: str) -> None:
     assert 500 < len(grammar.phrases) < 10_000
 
 
+def test_short_items_that_draw_other_words_come_from_the_household_only() -> None:
+    # "dip", "yams", "grits": the verifier heard them for "endive", "cans of",
+    # "onions", "grapes". A household that buys them has them in its own items.
+    assert not {"dip", "yams", "grits"} & set(groceries("en"))
+    assert not build_grammar("en").accepts("add yams")
+    assert build_grammar("en", ["yams", "grits"]).accepts("add yams and grits")
+
+
 def test_unpronounceable_words_are_dropped_or_derived() -> None:
     grammar = build_grammar("en", ["xqzzyvk juice", "dragonfruit", "kombucha"])
     assert "xqzzyvk" in grammar.dropped
