@@ -107,8 +107,8 @@ PT_MODEL_DIR = Path("models") / "whisper-base"
 _MARKER = ".assembled"
 
 # Units matter: unbiased, tiny.en hears "two liters of milk" as "two leaders a milk" and
-# "a kilo of rice" as "a kill of rice". The household's own items come after these, from
-# Hints.items.
+# "a kilo of rice" as "a kill of rice". The household's own items come before these, from
+# Hints.items (``bias_text``).
 DEFAULT_VOCABULARY = {
     "en": "Add a kilo of flour, a dozen rolls, two liters of soda and three cans of soup to "
     "the shopping list. Put dish soap and foil on my list. Take the onions and the yeast off "
