@@ -161,6 +161,10 @@ def test_outputs_parse_like_the_text_commands(parser: IntentParser) -> None:
         (pt, "tá acabando o açúcar", "shopping.add"),
         (pt, "também coloca banana na lista", "shopping.add"),
         (pt, "coloca banana na lista também", "shopping.add"),
+        (en, "toss in some bananas", "shopping.add"),
+        (en, "make sure we get bread", "shopping.add"),
+        (en, "knock the eggs off the shopping list", "shopping.remove"),
+        (pt, "joga banana na lista", "shopping.add"),
     ]
     for grammar, text, intent in cases:
         assert grammar.accepts(text), text

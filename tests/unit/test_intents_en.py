@@ -451,6 +451,24 @@ def test_more_without_a_count_adds_nothing() -> None:
     assert (result.commands, result.reason) == ((), "missing_slot:item")
 
 
+@pytest.mark.parametrize("text", ["check some milk on the list", "check the milk", "check milk"])
+def test_checking_an_item_without_off_is_only_asked_about(text: str) -> None:
+    # a look ("is it there?") or "chuck some milk on the list", as both engines heard it
+    result = parse(text)
+    assert (result.commands, result.ask) == ((ShoppingComplete(item="milk"),), True)
+    assert parse("check off the milk").ask is False
+    assert parse("check the milk off the list").ask is False
+
+
+@pytest.mark.parametrize("text", ["forget the milk", "forget about the milk"])
+def test_an_item_forgotten_is_only_asked_about(text: str) -> None:
+    # not wanted after all, or "don't forget the milk" with its "don't" unheard
+    result = parse(text)
+    assert (result.commands, result.ask) == ((ShoppingRemove(item="milk"),), True)
+    for calling_off in ("forget it", "forget about it", "forget that"):
+        assert parse(calling_off).commands == (), calling_off
+
+
 def test_scratch_that_still_calls_off_whatever_was_talked_about() -> None:
     result = parser().parse("scratch that", lang="en", now=NOW, last_item="milk")
     assert (result.commands, result.reason) == ((), "negated")
@@ -575,6 +593,17 @@ def test_needing_anything_reads_the_whole_list(text: str) -> None:
         ("what groceries do I need", ShoppingList()),
         ("I need a reminder to call mom at 5", AgendaAdd(title="call mom", start=at(11, 30, 17))),
         ("add also butter", ShoppingAdd(item="butter")),
+        ("toss in some bananas", ShoppingAdd(item="bananas")),
+        ("toss two apples on the list", ShoppingAdd(item="apples", quantity=2)),
+        (
+            "toss a bag of chips on the shopping list",
+            ShoppingAdd(item="chips", quantity=1, unit="bag"),
+        ),
+        ("make sure we get bread", ShoppingAdd(item="bread")),
+        ("make sure to pick up some eggs", ShoppingAdd(item="eggs")),
+        ("knock the eggs off the list", ShoppingRemove(item="eggs")),
+        ("strike milk off the shopping list", ShoppingRemove(item="milk")),
+        ("strike off the milk", ShoppingRemove(item="milk")),
         # foods named with a place in them are items
         ("add corn on the cob", ShoppingAdd(item="corn on the cob")),
         ("add pigs in a blanket", ShoppingAdd(item="pigs in a blanket")),

@@ -69,6 +69,7 @@ def assert_command(text: str, expected: Command) -> None:
         ("Adiciona leite na lista de compras.", ShoppingAdd(item="leite")),
         ("põe arroz na lista do mercado", ShoppingAdd(item="arroz")),
         ("bota sabão em pó na lista", ShoppingAdd(item="sabão em pó")),
+        ("joga banana na lista", ShoppingAdd(item="banana")),
         ("adiciona café", ShoppingAdd(item="café")),
         ("adiciona o pão na minha lista", ShoppingAdd(item="pão")),
         # sem acento (teclado ou ASR)
