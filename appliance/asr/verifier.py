@@ -249,6 +249,7 @@ class _Utterance:
     held: bytearray | None = None  # audio until the noise floor is known
     denoiser: Denoiser | None = None  # kept, closed, after the end
     noise_floor_dbfs: float | None = None
+    talkers: bool = False  # unsteady noise before the speech (``_settle_noise``)
 
 
 _STOP = object()
@@ -279,6 +280,8 @@ class StreamingVerifier(ABC):
         self._ended: int | None = None
         """The number of the last utterance decoded to its end, while the engine still
         holds what it heard of it (worker side)."""
+        self._ended_talkers = False
+        """Whether people talked behind the speaker of that utterance (worker side)."""
         self._thread = threading.Thread(
             target=self._run, name=f"verifier-{self.engine}-{lang}", daemon=True
         )
@@ -404,6 +407,7 @@ class StreamingVerifier(ABC):
             "utterance": utterance.number,
             "noise_floor_dbfs": utterance.noise_floor_dbfs,
             "denoised": utterance.denoiser is not None,
+            "talkers": utterance.talkers,
             # Below the level that calls for noise suppression: a quiet room.
             "quiet": utterance.noise_floor_dbfs is not None
             and utterance.noise_floor_dbfs < self._settings.denoise_floor_dbfs,
@@ -604,6 +608,7 @@ class StreamingVerifier(ABC):
         utterance.result = result
         if utterance.expect == "command" and not utterance.truncated:
             self._ended = utterance.number
+            self._ended_talkers = utterance.talkers
 
     def _warm_up_denoiser(self) -> None:
         if self._settings.denoise:
@@ -645,9 +650,10 @@ class StreamingVerifier(ABC):
         held, utterance.held = bytes(utterance.held or b""), None
         floor = noise_floor_dbfs(held)
         utterance.noise_floor_dbfs = round(floor, 1)
-        if floor >= self._settings.denoise_floor_dbfs and (
-            utterance.expect in _DENOISED or noise_spread_db(held) < _STEADY_SPREAD_DB
-        ):
+        noisy = floor >= self._settings.denoise_floor_dbfs
+        steady = noise_spread_db(held) < _STEADY_SPREAD_DB
+        utterance.talkers = noisy and not steady
+        if noisy and (utterance.expect in _DENOISED or steady):
             utterance.denoiser = self._new_denoiser()
         self._hear(utterance, held)
 

@@ -6,8 +6,14 @@ import numpy as np
 import pytest
 
 from appliance.audio import AudioError
-from appliance.audio.denoise import Denoiser, available, noise_floor_dbfs, noise_spread_db
-from appliance.audio.pcm import MIN_DBFS, rms_dbfs
+from appliance.audio.denoise import (
+    Denoiser,
+    available,
+    noise_floor_dbfs,
+    noise_spread_db,
+    quiet_expanded,
+)
+from appliance.audio.pcm import MIN_DBFS, frame_dbfs, rms_dbfs
 from tests.support import speech
 
 needs_rnnoise = pytest.mark.skipif(not available(), reason="RNNoise (pyrnnoise) not installed")
@@ -85,3 +91,20 @@ def test_a_steady_noise_varies_little_and_people_talking_much() -> None:
     for seed in range(4):
         assert noise_spread_db(speech.babble(320, dbfs=-40.0, seed=seed)) > 2
     assert noise_spread_db(b"") == 0.0
+
+
+def test_talkers_around_the_words_fade_and_the_words_keep_their_level() -> None:
+    said = speech.pad(speech.piper("add two liters of milk to the shopping list"), 300, 1200)
+    mixed = speech.add_babble(said, 10)
+    expanded = quiet_expanded(mixed)
+    assert len(expanded) == len(mixed)
+    clean, before, after = (frame_dbfs(p) for p in (said, mixed, expanded))
+    talkers_alone = clean < -60  # the pauses: only the talkers behind
+    words = clean > -30
+    assert np.median(before[talkers_alone] - after[talkers_alone]) > 10
+    assert np.median(before[words] - after[words]) < 1
+    # the talkers alone are turned down by at most floor_db
+    assert np.min(after - before) >= -30.5
+    quiet = speech.concat(speech.silence(300), speech.tone(500, dbfs=-20.0))
+    assert quiet_expanded(quiet) == quiet  # nothing far quieter than the sound but silence
+    assert quiet_expanded(b"") == b""

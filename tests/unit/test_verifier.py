@@ -163,6 +163,8 @@ def test_the_engine_hears_noisy_audio_through_the_noise_suppression() -> None:
         transcript = engine.finish()
         assert transcript.text == f"{len(audio)} bytes"  # every sample, once
         assert transcript.details["denoised"] is expect_denoised
+        # people talking (unsteady noise before the speech): a second look fades them
+        assert transcript.details["talkers"] is (audio is talk and suppress)
         if audio in (noise, talk) and suppress:  # measured, whatever is then heard
             assert transcript.details["noise_floor_dbfs"] > -33
         if not expect_denoised:

@@ -500,6 +500,38 @@ def test_a_second_look_never_takes_a_worse_reading(fresh: PocketSphinxVerifier) 
     assert fresh.reconsider(said, utterance, ["milk"]) is None
 
 
+def test_a_second_look_fades_the_talkers_behind_the_speaker(
+    fresh: PocketSphinxVerifier,
+) -> None:
+    """Under babble (six talkers 10 dB below a Piper voice), the search hears their
+    words around the request ("let us add bread to the shopping list and thirty coke
+    as well"). Whisper's reading fits once what is far quieter than the words is
+    turned down; weighed on the audio as it was, it leaves their speech out."""
+    said = "add bread to the shopping list"
+    noisy = speech.add_babble(speech.pad(speech.piper(said), 300, 1200), 10)
+    fresh.start()
+    _stream(fresh, noisy)
+    transcript = fresh.finish(lambda: True)
+    assert transcript.details["talkers"] and transcript.text != said, transcript
+    utterance = transcript.details["utterance"]
+    whisper = "Add bread to the shopping list."
+
+    def as_heard() -> None:
+        fresh._ended_talkers = False
+
+    fresh._call_on_worker(as_heard)
+    assert fresh.reconsider(whisper, utterance, ["bread"]) is None
+
+    def talkers() -> None:
+        fresh._ended_talkers = True
+
+    fresh._call_on_worker(talkers)
+    second = fresh.reconsider(whisper, utterance, ["bread"])
+    assert second is not None and second.text == said, second
+    # still no other item than it hears there
+    assert fresh.reconsider("Add beer to the shopping list.", utterance, ["beer"]) is None
+
+
 def test_a_reading_that_leaves_words_out_puts_silence_on_speech(
     fresh: PocketSphinxVerifier,
 ) -> None:
