@@ -30,7 +30,14 @@ from pathlib import Path
 import numpy as np
 
 from appliance.audio import SAMPLE_RATE, AudioError
-from appliance.audio.pcm import MIN_DBFS, StreamResampler, check_pcm, frame_dbfs
+from appliance.audio.pcm import (
+    MIN_DBFS,
+    StreamResampler,
+    check_pcm,
+    frame_dbfs,
+    from_float32,
+    to_float32,
+)
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -182,6 +189,6 @@ def quiet_expanded(
     deficit = np.maximum(0.0, loud - below_db - smoothed)
     gain_db = np.maximum(floor_db, -(ratio - 1.0) * deficit)
     centres = np.arange(levels.size) * frame + frame / 2
-    samples = np.frombuffer(pcm, dtype="<i2").astype(np.float64)
+    samples = to_float32(pcm)
     gain = 10.0 ** (np.interp(np.arange(samples.size), centres, gain_db) / 20.0)
-    return np.clip(np.round(samples * gain), -32768, 32767).astype("<i2").tobytes()
+    return from_float32(samples * gain)
