@@ -83,6 +83,7 @@ from appliance.asr.verifier import (
 )
 from appliance.audio.denoise import quiet_expanded
 from appliance.audio.pcm import frame_dbfs
+from appliance.audio.reverb import dereverbed, reverberant
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -637,8 +638,11 @@ class PocketSphinxVerifier(StreamingVerifier):
         channels = [c for c in self._live if warp is None or c.warp == warp]
         best: tuple[dict[str, Any], dict[str, Any] | None] | None = None
         heard = bytes(self._heard)
+        echoes = False
         if self._ended_talkers:  # talkers between and around the words fade
             heard = quiet_expanded(heard)
+        elif echoes := reverberant(heard):  # the room's tail between the words fades
+            heard = dereverbed(heard)
         levels = frame_dbfs(heard)
         for channel in channels:
             theirs, *mine = channel.weigh(heard, [words, found] if found else [words], levels)
@@ -661,6 +665,7 @@ class PocketSphinxVerifier(StreamingVerifier):
             "found": found_text,
             "found_avg_score": None if own is None else own["avg_score"],
             "found_unsaid_frames": None if own is None else own["unsaid_frames"],
+            "reverberant": echoes,
         }
         # Which items, amounts and days the decoder hears there, the rest as it is.
         choice = grammar.choice(words, items)
