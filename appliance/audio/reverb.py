@@ -6,10 +6,11 @@ words and the closures of stops, which PocketSphinx's model, made from close-tal
 speech, hears as other sounds ("dates" for "eggs", "dill" for "milk"). Whisper hears
 through it. A tail decays at the room's pace, 60 dB in its reverberation time, so the
 level of reverberant speech never falls faster than that: ``level_fall_db``, the
-fastest fall over 50 ms among frames loud enough above the quietest to show one, is
-35-45 dB on dry speech (100 on espeak-ng's, which stops dead) and 8-16 dB in rooms of
-0.3-0.6 s (the 99th percentile of the falls, 10 commands each of Piper's, flite's and
-espeak-ng's voices; 20-22 dB at 0.2 s with the direct sound 10 dB above the tail).
+fastest fall over 50 ms among frames loud enough above the quietest to show one (the
+99th percentile of the falls), is 31-48 dB on dry speech (100 on espeak-ng's, which
+stops dead; 23 and more with white noise 30 dB down) and 8-18 dB in rooms of 0.3-0.6 s
+(10 commands each of Piper's, flite's and espeak-ng's voices; 19-27 dB at 0.2 s with
+the direct sound 10 dB above the tail).
 
 ``dereverbed`` subtracts an estimate of the late reverberation from the spectrum
 (Lebart, Boucher and Denbigh, 2001): the power of each band 50 ms earlier, decayed as
@@ -28,8 +29,8 @@ from appliance.audio.pcm import check_pcm, frame_dbfs, from_float32, to_float32
 
 REVERBERANT_FALL_DB = 18.0
 """Speech whose level never falls faster than this in 50 ms is reverberant
-(``level_fall_db``): above the rooms measured (at most 16 dB, 0.3 s), below dry speech
-(35 dB and more)."""
+(``level_fall_db``): above the rooms measured but for one command of 30 in the 0.3 s
+room (18.3 dB), below dry speech (23 dB and more, noise 30 dB down included)."""
 _FALL_MS = 50
 _HEADROOM_DB = 30.0  # frames this far above the quietest can show a fall
 _BELOW_TOP_DB = 35.0  # and within this of the loudest: the speech's, not a tail's end
