@@ -182,6 +182,8 @@ class Lexicon:
     own_list_words: frozenset[str]
     time_marker: str
     container_words: frozenset[str]
+    unspeakable: frozenset[str]
+    """Slurs and obscenities the node never says back (``voice.gate.unspeakable``)."""
     quantities: Quantities
     conjunctions: frozenset[str]
     unfinished_words: tuple[Phrase, ...]
@@ -349,6 +351,7 @@ def load_lexicon(lang: str) -> Lexicon:
         own_list_words=_words(raw["own_list_words"]),
         time_marker=fold(str(raw["time_marker"])),
         container_words=_words(raw["container_words"]),
+        unspeakable=_words(raw["unspeakable"]),
         quantities=Quantities(
             vague=_phrases(quantities["vague"]),
             words={phrase(k): float(v) for k, v in quantities["words"].items()},

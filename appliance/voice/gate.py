@@ -42,7 +42,9 @@ Decisions:
   reading is one word away from it ("what's up my agenda tomorrow"; a word that says
   what is read must sound like Whisper's there, never "diary" for "weather"); the same
   for an unsure ("weak") verifier, whose reading alone is never enough.
-- ``reject``: understood, but refused (a negation, another list, a bad slot).
+- ``reject``: understood, but refused (a negation, another list, a bad slot); or
+  not understood: words said to a list past mending (``not_understood``), a question
+  that would say a slur or an obscenity back (``unspeakable``).
 - ``chat``: speech that is not a command.
 - ``none``: nothing usable was heard.
 """
@@ -1659,6 +1661,31 @@ def not_understood(decision: GateDecision, primary: Heard, lang: str) -> GateDec
     if not words & load_lexicon(lang).container_words or is_memory_question(primary.text, lang):
         return decision
     return replace(decision, decision="reject", reason="not_understood")
+
+
+def unspeakable(decision: GateDecision, lang: str) -> GateDecision:
+    """A question (``confirm``) whose item or title has a slur or an obscenity in it
+    (the lexicon's ``unspeakable``) as a rejection, ``not_understood``: Whisper can
+    make one of other words ("a dozen eggs" in flite's voice in a reverberant room),
+    and the node never says one back, nor keeps it on a list on a "yes"."""
+    from appliance.intents.lexicon import load_lexicon
+    from appliance.intents.text import fold
+
+    if decision.decision != "confirm":
+        return decision
+    blocked = load_lexicon(lang).unspeakable
+    named = (
+        value
+        for command in decision.commands
+        for key in ("item", "title", "subject")
+        if isinstance(value := getattr(command, key, None), str)
+    )
+    if not any(set(_WORD.findall(fold(name))) & blocked for name in named):
+        return decision
+    details = {**decision.details, "unspeakable": True}
+    return replace(
+        decision, decision="reject", commands=(), reason="not_understood", details=details
+    )
 
 
 def _nothing(

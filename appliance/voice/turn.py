@@ -50,6 +50,7 @@ from appliance.voice.gate import (
     shares_item_words,
     spliced_readings,
     tells_a_time,
+    unspeakable,
     verb_asked,
     with_of,
 )
@@ -556,7 +557,7 @@ class VoiceTurn:
             gate, heard_a, heard_b, verifier_t, parse,
             vocabulary=vocabulary, transcripts=transcripts,
         )  # fmt: skip
-        gate = not_understood(gate, heard_a, self.lang)
+        gate = unspeakable(not_understood(gate, heard_a, self.lang), self.lang)
         self.milestones.mark("gate_decision")
         if self.answer_only:
             return TurnResult(transcripts, "answer", None, [], "", dict(self.milestones.marks))

@@ -32,6 +32,7 @@ from appliance.voice.gate import (
     shares_item_words,
     spliced_readings,
     tells_a_time,
+    unspeakable,
     with_of,
 )
 from appliance.voice.turn import _look_readings, unfinished
@@ -1515,6 +1516,46 @@ def test_only_chat_is_told_not_understood(parser: IntentParser) -> None:
     assert not_understood(asked, Heard("whisper", "and cheese to the shopping list"), "en") == asked
     silent = GateDecision("none", reason="no_speech")
     assert not_understood(silent, Heard("whisper", "", "no_speech"), "en") == silent
+
+
+@pytest.mark.parametrize(
+    ("lang", "whisper", "verifier"),
+    [
+        # flite's slt voice in the voice benchmark's reverberant room, "add a dozen eggs"
+        ("en", "Add a dozen niggas to the shopping list.", "can i move mass in a days"),
+        ("en", "Add the fucking milk to the shopping list.", "add the milk to the shopping list"),
+        ("en", "Remind me to call the bitch tomorrow at 5pm.", ""),
+        ("pt", "Coloca uma dúzia de porra na lista.", "coloca uma dúzia de ovos na lista"),
+        ("pt", "Me lembra de ligar pro viado amanhã às cinco.", ""),
+    ],
+)
+def test_a_question_is_never_asked_with_a_slur_or_an_obscenity(
+    parser: IntentParser, lang: str, whisper: str, verifier: str
+) -> None:
+    asked = gate(parser, whisper, verifier, lang)
+    assert asked.decision == "confirm"  # what the gate proposes, as Whisper heard it
+    said = unspeakable(asked, lang)
+    assert (said.decision, said.reason, said.commands) == ("reject", "not_understood", ())
+    assert said.details["unspeakable"]
+
+
+def test_other_questions_and_decisions_are_left_as_they_are(parser: IntentParser) -> None:
+    for lang, whisper, verifier in (
+        ("en", "Add a dozen nuggets to the shopping list.", ""),
+        ("en", "Add Scunthorpe sausages to the shopping list.", ""),  # a word inside another
+        ("en", "Add a cocktail shaker to the shopping list.", ""),
+        ("pt", "Coloca uma dúzia de ovos na lista.", ""),
+    ):
+        asked = gate(parser, whisper, verifier, lang)
+        assert asked.decision == "confirm", whisper
+        assert unspeakable(asked, lang) == asked
+    agreed = gate(
+        parser, "Add a dozen eggs to the shopping list.", "add a dozen eggs to the shopping list"
+    )
+    assert agreed.decision == "act"
+    assert unspeakable(agreed, "en") == agreed
+    chat = gate(parser, "what the fuck", "")
+    assert unspeakable(chat, "en") == chat  # no question: nothing is said back
 
 
 @pytest.mark.parametrize(
