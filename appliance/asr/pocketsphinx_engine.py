@@ -110,6 +110,9 @@ each, accepted from 40 -> from 50: -40 dBFS 92.9% -> 91.1% (two flite items mish
 69.6%; espeak-ng's two voices at their own level (-19 dBFS), 28 of 56 either way.
 Decoding each utterance again from its own means, when far from those it was decoded
 with, did no better and cost 2-4 s."""
+_MAX_READINGS = 4
+"""A second look weighs at most this many of the readings it is given (each a forced
+alignment over the utterance)."""
 _MAX_UNSAID_FRAMES = 20
 """A second look takes no reading that puts silence on 200 ms of speech sounds
 (``_unsaid``). Measured: readings that were said, 0-10 frames over 18 taken
@@ -604,13 +607,14 @@ class PocketSphinxVerifier(StreamingVerifier):
         return None
 
     def _engine_reconsider(self, readings: Sequence[str], items: Sequence[str]) -> Result | None:
-        """The first of ``readings`` (another engine's, in the words it wrote or
-        mended) that is a sentence of the grammar, forced onto the last utterance and
-        weighed against the phone loop, with the reading the search found weighed the
-        same way: the transcript when it is a sentence of the grammar, sure by the
-        same cut-offs, fits the audio better than the found one did (unless that one
-        leaves speech out: ``_fit``), and leaves no speech out itself
-        (``_MAX_UNSAID_FRAMES``). The search prunes its paths to keep up
+        """Of ``readings`` (another engine's, in the words it wrote or mended, all of
+        one meaning), those that are sentences of the grammar, each forced onto the last
+        utterance and weighed against the phone loop, with the reading the search found
+        weighed the same way: the one that fits best of those that leave no speech out
+        (``_MAX_UNSAID_FRAMES``: "put two cans of beans on the list" when "thanks" was
+        said after it) is the transcript when it is sure by the same cut-offs and fits
+        the audio better than the found one did (unless that one leaves speech out:
+        ``_fit``). The search prunes its paths to keep up
         with speech, and can lose the one that was said (a deeper or synthetic voice;
         "tick a couple cotton swabs" for "take the milk off my list"); a forced
         alignment cannot.
@@ -629,14 +633,14 @@ class PocketSphinxVerifier(StreamingVerifier):
         voice (28 commands, 8 voices), 42 of 224 turns were accepted against 17 (23
         second looks took Whisper's reading, against 1), no wrong action either way."""
         grammar = self._grammar
-        said = (grammar.sentence_of(r) for r in readings) if grammar is not None else ()
-        words = next((w for w in said if w is not None), None)
-        if grammar is None or self._searches is None or words is None or not self._heard:
+        sentences = (grammar.sentence_of(r) for r in readings) if grammar is not None else ()
+        said = [w for w in dict.fromkeys(sentences) if w is not None][:_MAX_READINGS]
+        if grammar is None or self._searches is None or not said or not self._heard:
             return None
         found_text, warp = self._found or ("", None)
         found = found_text.replace(PAUSE, f" {PAUSE}")
         channels = [c for c in self._live if warp is None or c.warp == warp]
-        best: tuple[dict[str, Any], dict[str, Any] | None] | None = None
+        best: tuple[dict[str, Any], dict[str, Any] | None, str] | None = None
         heard = bytes(self._heard)
         echoes = False
         if self._ended_talkers:  # talkers between and around the words fade
@@ -645,21 +649,20 @@ class PocketSphinxVerifier(StreamingVerifier):
             heard = dereverbed(heard)
         levels = frame_dbfs(heard)
         for channel in channels:
-            theirs, *mine = channel.weigh(heard, [words, found] if found else [words], levels)
-            own = next((m for m in mine if m and m["words"]), None)
-            if (
-                theirs
-                and theirs["words"]
-                and (best is None or theirs["avg_score"] > best[0]["avg_score"])
-            ):
-                best = ({**theirs, "warp": channel.warp}, own)
+            weighed = channel.weigh(heard, [*said, found] if found else said, levels)
+            own = next((m for m in weighed[len(said) :] if m and m["words"]), None)
+            for words, theirs in zip(said, weighed, strict=False):
+                if not theirs or not theirs["words"]:
+                    continue
+                if theirs["unsaid_frames"] >= _MAX_UNSAID_FRAMES:
+                    continue  # it leaves words out
+                if best is None or theirs["avg_score"] > best[0]["avg_score"]:
+                    best = ({**theirs, "warp": channel.warp}, own, words)
         if best is None:
             return None
-        scores, own = best
+        scores, own, words = best
         if self._doubt(scores) is not None or not scores["avg_score"] > _fit(own):
             return None
-        if scores["unsaid_frames"] >= _MAX_UNSAID_FRAMES:
-            return None  # it leaves words out
         details = {
             **scores,
             "found": found_text,

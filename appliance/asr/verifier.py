@@ -448,8 +448,9 @@ class StreamingVerifier(ABC):
         ``Transcript.details["utterance"]``), had its search found ``text`` there:
         another engine's reading, when it is a sentence of the verifier's grammar
         (``Grammar.sentence_of``; the transcript is in the grammar's words). Given
-        several readings of the same meaning, the first that is such a sentence is
-        the one weighed ("a kilo of rice" for Whisper's "a kilo rice").
+        several readings of the same meaning, each that is such a sentence is weighed
+        ("a kilo of rice" for Whisper's "a kilo rice"; "..., thanks" as the verifier
+        heard it after Whisper's words), and the one that fits best is taken.
 
         ``text`` is weighed against the same audio with the verifier's own acoustic
         model, and it is the transcript only when the verifier is as sure of it as

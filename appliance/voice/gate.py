@@ -1463,6 +1463,26 @@ def with_of(text: str) -> str:
     return _UNIT_NO_OF.sub(r"\1 of ", text)
 
 
+_COURTESY_TAILS = ("thank you", "thanks", "please", "por favor", "obrigado", "obrigada")
+"""What a request may end with that changes nothing (en, pt)."""
+
+
+def with_courtesy(text: str, other: str) -> str:
+    """``text`` with the thanks or "please" that ``other`` ends with and it does not:
+    Whisper can leave one out ("Put two cans of beans on the list." for "..., thanks",
+    which the verifier heard), and a reading without it leaves speech out. ``text``
+    itself when ``other`` ends with none, or ``text`` with it too."""
+    from appliance.intents.text import fold
+
+    mine, theirs = _WORD.findall(fold(text)), _WORD.findall(fold(other))
+    for tail in (phrase.split() for phrase in _COURTESY_TAILS):
+        if theirs[-len(tail) :] == tail:
+            if mine[-len(tail) :] == tail:
+                return text
+            return f"{text.strip().rstrip('.!?,')}, {' '.join(tail)}"
+    return text
+
+
 def mended_readings(text: str, pauses: Sequence[tuple[str, str]] = ()) -> list[str]:
     """``repaired_readings``, and what else Whisper tiny gets wrong in a way only the
     verifier's very same commands can settle: a leading verb it did not hear at all

@@ -52,6 +52,7 @@ from appliance.voice.gate import (
     tells_a_time,
     unspeakable,
     verb_asked,
+    with_courtesy,
     with_of,
 )
 
@@ -1151,8 +1152,9 @@ def _look_readings(
     first: for a change Whisper proposed and the verifier did not confirm, or for
     Whisper's words that say a change once the small words it mishears are mended
     ("and a kilo on rice to the shopping list"). The other readings are those words
-    mended, and with a dropped "of" put back ("a kilo rice"), when they mean the very
-    same: the verifier weighs the first its grammar says. None for anything else."""
+    mended, with a dropped "of" put back ("a kilo rice"), and with the thanks or
+    "please" the verifier heard after them, when they mean the very same: the
+    verifier weighs each its grammar says. None for anything else."""
 
     def changes(text: str) -> tuple[Command, ...]:
         commands = tuple(getattr(parse(text), "commands", ()) or ())
@@ -1173,9 +1175,11 @@ def _look_readings(
             return None
     else:
         return None
-    readings = [reading]
+    readings: list[str] = []
     mended = mended_words(reading, heard_b.pauses)
-    for text in (mended, with_of(reading), with_of(mended)):  # fewest changes first
-        if text not in readings and same_commands(changes(text), proposal):
-            readings.append(text)
+    for text in (reading, mended, with_of(reading), with_of(mended)):  # fewest changes first
+        # each also with the thanks or "please" the verifier heard after Whisper's words
+        for one in (text, with_courtesy(text, heard_b.text)):
+            if one not in readings and (one == reading or same_commands(changes(one), proposal)):
+                readings.append(one)
     return proposal, readings

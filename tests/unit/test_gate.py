@@ -33,6 +33,7 @@ from appliance.voice.gate import (
     spliced_readings,
     tells_a_time,
     unspeakable,
+    with_courtesy,
     with_of,
 )
 from appliance.voice.turn import _look_readings, unfinished
@@ -1405,6 +1406,31 @@ def test_a_second_look_weighs_whispers_readings_of_the_change(parser: IntentPars
         (c.ShoppingAdd(item="tuna", quantity=3, unit="can"),),
         ["add three cans of tuna"],
     )
+    # with the thanks the verifier heard after Whisper's words, each reading
+    beans = (c.ShoppingAdd(item="beans", quantity=2, unit="can"),)
+    assert look(
+        "Put two cans of beans on the list.", "tick two cans of beans on the list thanks"
+    ) == (
+        beans,
+        ["Put two cans of beans on the list.", "Put two cans of beans on the list, thanks"],
+    )
+    assert look("Add a kilo rice to the list.", "add a tea on the list please") == (
+        rice,
+        [
+            "Add a kilo rice to the list.",
+            "Add a kilo rice to the list, please",
+            "Add a kilo of rice to the list.",
+            "Add a kilo of rice to the list, please",
+        ],
+    )
+    # Whisper heard it too, or the verifier heard none: nothing added
+    assert look(
+        "Put two cans of beans on the list, thanks.", "tick two cans of beans on the list thanks"
+    ) == (beans, ["Put two cans of beans on the list, thanks."])
+    assert look("Put two cans of beans on the list.", "tick two cans of beans on the list") == (
+        beans,
+        ["Put two cans of beans on the list."],
+    )
     # agreed, a read, a refusal, chatter: nothing to look at
     for a, b in (
         ("add milk to the list", "add milk to the list"),
@@ -1413,6 +1439,23 @@ def test_a_second_look_weighs_whispers_readings_of_the_change(parser: IntentPars
         ("the weather is lovely today", "what's the weather"),
     ):
         assert look(a, b) is None, a
+
+
+def test_a_reading_takes_the_thanks_the_other_ended_with() -> None:
+    assert with_courtesy("Put beans on the list.", "tick beans on our list thanks") == (
+        "Put beans on the list, thanks"
+    )
+    assert with_courtesy("add milk", "add milk thank you") == "add milk, thank you"
+    assert with_courtesy("add milk", "add milk please") == "add milk, please"
+    assert with_courtesy("coloca leite na lista", "coloca leite a lista por favor") == (
+        "coloca leite na lista, por favor"
+    )
+    assert with_courtesy("coloca leite", "coloca leite obrigada") == "coloca leite, obrigada"
+    # it says it already, or the other says none
+    assert with_courtesy("add milk, please.", "add milk please") == "add milk, please."
+    assert with_courtesy("add milk", "add milk") == "add milk"
+    assert with_courtesy("add milk", "please add milk") == "add milk"
+    assert with_courtesy("add milk", "") == "add milk"
 
 
 def test_the_verifiers_words_spliced_into_whispers_reading() -> None:

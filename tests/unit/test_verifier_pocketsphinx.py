@@ -504,6 +504,22 @@ def test_a_search_that_left_words_out_does_not_outscore_them(
         assert fresh.reconsider(other, utterance, items) is None, other
 
 
+def test_a_second_look_weighs_each_reading_it_is_given(fresh: PocketSphinxVerifier) -> None:
+    """flite's awb voice: "put two cans of beans on the list, thanks", which the search
+    hears with its end wrong ("... and ten eggs"). Whisper's reading without the thanks
+    leaves it out; the same reading with it, given too, is taken."""
+    if not speech.have_flite():
+        pytest.skip("flite is not installed")
+    said = "put two cans of beans on the list, thanks"
+    heard, utterance = _heard(fresh, speech.pad(speech.flite(said, "awb"), 300, 700))
+    assert "thanks" not in heard.split(), heard  # what this test is about
+    whisper = "Put two cans of beans on the list."
+    assert fresh.reconsider(whisper, utterance, ["beans"]) is None
+    second = fresh.reconsider([whisper, f"{whisper[:-1]}, thanks"], utterance, ["beans"])
+    assert second is not None and second.text == "put two cans of beans on the list thanks"
+    assert second.details["unsaid_frames"] < _MAX_UNSAID_FRAMES
+
+
 def test_a_found_reading_counts_only_when_it_leaves_no_speech_out() -> None:
     fits = {"avg_score": -3.8, "min_word_score": -28.1, "words": 5}
     assert _fit({**fits, "unsaid_frames": 0}) == -3.8
