@@ -59,7 +59,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from text_to_num import alpha2digit  # type: ignore[import-untyped,unused-ignore]
 
@@ -68,6 +68,9 @@ from appliance.intents.gate import NEGATED, without_negation
 from appliance.protocol.commands import READ_ONLY_ACTIONS, Command
 from appliance.protocol.receipts import ASK, ASK_TIME, PART
 from appliance.tts.normalize import speakable
+
+if TYPE_CHECKING:
+    from appliance.intents.text import FillerRules
 
 Decision = Literal["act", "confirm", "reject", "read", "chat", "none"]
 Sounds = Callable[[str], str | None]
@@ -1463,24 +1466,30 @@ def with_of(text: str) -> str:
     return _UNIT_NO_OF.sub(r"\1 of ", text)
 
 
-_COURTESY_TAILS = ("thank you", "thanks", "please", "por favor", "obrigado", "obrigada")
-"""What a request may end with that changes nothing (en, pt)."""
-
-
-def with_courtesy(text: str, other: str) -> str:
-    """``text`` with the thanks or "please" that ``other`` ends with and it does not:
+def with_courtesy(text: str, other: str, lang: str) -> str:
+    """``text`` with the words that change nothing which ``other`` ends with and it
+    does not: the lexicon's trailing fillers ("thanks", "cheers", "too", "we're out";
+    "obrigado", "valeu") or a last "please" ("por favor"), a filler said anywhere.
     Whisper can leave one out ("Put two cans of beans on the list." for "..., thanks",
     which the verifier heard), and a reading without it leaves speech out. ``text``
-    itself when ``other`` ends with none, or ``text`` with it too."""
+    itself when ``other`` ends with none, or ``text`` with the same."""
+    from appliance.intents.lexicon import load_lexicon
     from appliance.intents.text import fold
 
-    mine, theirs = _WORD.findall(fold(text)), _WORD.findall(fold(other))
-    for tail in (phrase.split() for phrase in _COURTESY_TAILS):
-        if theirs[-len(tail) :] == tail:
-            if mine[-len(tail) :] == tail:
-                return text
-            return f"{text.strip().rstrip('.!?,')}, {' '.join(tail)}"
-    return text
+    fillers = load_lexicon(lang).fillers
+    tail = _filler_tail(fold(other), fillers)
+    if not tail or _filler_tail(fold(text), fillers) == tail:
+        return text
+    return f"{text.strip().rstrip('.!?,')}, {tail}"
+
+
+def _filler_tail(folded: str, fillers: FillerRules) -> str:
+    """The filler ``folded`` ends with (its words), or ""."""
+    text = folded.rstrip(" .!?,")
+    found = fillers.trailing.search(text) if fillers.trailing is not None else None
+    if found is None and fillers.anywhere is not None:
+        found = next((m for m in fillers.anywhere.finditer(text) if m.end() == len(text)), None)
+    return " ".join(_WORD.findall(found.group(0))) if found is not None else ""
 
 
 def mended_readings(text: str, pauses: Sequence[tuple[str, str]] = ()) -> list[str]:

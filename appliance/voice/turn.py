@@ -683,7 +683,7 @@ class VoiceTurn:
         runs is what it proposed, or nothing."""
         if self._verifier is None or verifier_t is None or heard_b is None:
             return None
-        looked = _look_readings(gate, heard_a, heard_b, parse)
+        looked = _look_readings(gate, heard_a, heard_b, parse, self.lang)
         if looked is None:
             return None
         proposal, readings = looked
@@ -1146,15 +1146,16 @@ def _first_change(heard: Heard, parse: Parse) -> tuple[Command, ...]:
 
 
 def _look_readings(
-    gate: GateDecision, heard_a: Heard, heard_b: Heard, parse: Parse
+    gate: GateDecision, heard_a: Heard, heard_b: Heard, parse: Parse, lang: str
 ) -> tuple[tuple[Command, ...], list[str]] | None:
     """The change a second look weighs, and Whisper's readings of it, its own words
     first: for a change Whisper proposed and the verifier did not confirm, or for
     Whisper's words that say a change once the small words it mishears are mended
     ("and a kilo on rice to the shopping list"). The other readings are those words
-    mended, with a dropped "of" put back ("a kilo rice"), and with the thanks or
-    "please" the verifier heard after them, when they mean the very same: the
-    verifier weighs each its grammar says. None for anything else."""
+    mended, with a dropped "of" put back ("a kilo rice"), and with the words that
+    change nothing the verifier heard after them ("thanks": ``with_courtesy``), when
+    they mean the very same: the verifier weighs each its grammar says. None for
+    anything else."""
 
     def changes(text: str) -> tuple[Command, ...]:
         commands = tuple(getattr(parse(text), "commands", ()) or ())
@@ -1178,8 +1179,8 @@ def _look_readings(
     readings: list[str] = []
     mended = mended_words(reading, heard_b.pauses)
     for text in (reading, mended, with_of(reading), with_of(mended)):  # fewest changes first
-        # each also with the thanks or "please" the verifier heard after Whisper's words
-        for one in (text, with_courtesy(text, heard_b.text)):
+        # each also with the "thanks" or "please" the verifier heard after Whisper's words
+        for one in (text, with_courtesy(text, heard_b.text, lang)):
             if one not in readings and (one == reading or same_commands(changes(one), proposal)):
                 readings.append(one)
     return proposal, readings

@@ -1375,7 +1375,7 @@ def test_a_second_look_weighs_whispers_readings_of_the_change(parser: IntentPars
         decision = gate(parser, a, b, **kw)
         heard_a = Heard("whisper", a, None)
         heard_b = Heard("pocketsphinx", b, kw.get("b_rejected"), pauses=kw.get("pauses", ()))
-        return _look_readings(decision, heard_a, heard_b, parse)
+        return _look_readings(decision, heard_a, heard_b, parse, "en")
 
     rice = (c.ShoppingAdd(item="rice", quantity=1, unit="kg"),)
     # proposed by Whisper (its "add" misheard), and with the "of" its grammar says
@@ -1401,10 +1401,10 @@ def test_a_second_look_weighs_whispers_readings_of_the_change(parser: IntentPars
     )  # fmt: skip
     assert listed is not None and listed[1][0] == "add milk, eggs and bread to the list"
     assert len(listed[0]) == 3
-    # a misheard "add" asked about as the verifier's
+    # a misheard "add" asked about as the verifier's, also with the "too" it ended with
     assert look("and three cans of tuna", "add three tuna and stock too") == (
         (c.ShoppingAdd(item="tuna", quantity=3, unit="can"),),
-        ["add three cans of tuna"],
+        ["add three cans of tuna", "add three cans of tuna, too"],
     )
     # with the thanks the verifier heard after Whisper's words, each reading
     beans = (c.ShoppingAdd(item="beans", quantity=2, unit="can"),)
@@ -1442,20 +1442,30 @@ def test_a_second_look_weighs_whispers_readings_of_the_change(parser: IntentPars
 
 
 def test_a_reading_takes_the_thanks_the_other_ended_with() -> None:
-    assert with_courtesy("Put beans on the list.", "tick beans on our list thanks") == (
+    def en(text: str, other: str) -> str:
+        return with_courtesy(text, other, "en")
+
+    assert en("Put beans on the list.", "tick beans on our list thanks") == (
         "Put beans on the list, thanks"
     )
-    assert with_courtesy("add milk", "add milk thank you") == "add milk, thank you"
-    assert with_courtesy("add milk", "add milk please") == "add milk, please"
-    assert with_courtesy("coloca leite na lista", "coloca leite a lista por favor") == (
+    assert en("add milk", "add milk thank you") == "add milk, thank you"
+    assert en("add milk", "add milk, thank you very much.") == "add milk, thank you very much"
+    assert en("add milk", "add milk please") == "add milk, please"
+    assert en("add milk", "add milk cheers") == "add milk, cheers"
+    assert en("add milk", "add milk we're out") == "add milk, we're out"
+    pt = functools.partial(with_courtesy, lang="pt")
+    assert pt("coloca leite na lista", "coloca leite a lista por favor") == (
         "coloca leite na lista, por favor"
     )
-    assert with_courtesy("coloca leite", "coloca leite obrigada") == "coloca leite, obrigada"
+    assert pt("coloca leite", "coloca leite obrigada") == "coloca leite, obrigada"
+    assert pt("coloca leite", "coloca leite valeu") == "coloca leite, valeu"
     # it says it already, or the other says none
-    assert with_courtesy("add milk, please.", "add milk please") == "add milk, please."
-    assert with_courtesy("add milk", "add milk") == "add milk"
-    assert with_courtesy("add milk", "please add milk") == "add milk"
-    assert with_courtesy("add milk", "") == "add milk"
+    assert en("add milk, please.", "add milk please") == "add milk, please."
+    assert en("Add milk. Thanks!", "add milk thanks") == "Add milk. Thanks!"
+    assert en("add milk", "add milk") == "add milk"
+    assert en("add milk", "please add milk") == "add milk"
+    assert en("add milk", "add milk to the list") == "add milk"
+    assert en("add milk", "") == "add milk"
 
 
 def test_the_verifiers_words_spliced_into_whispers_reading() -> None:
