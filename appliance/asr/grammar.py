@@ -781,8 +781,9 @@ class Grammar:
     def choice(self, sentence: str, items: Collection[str]) -> Automaton | None:
         """``sentence`` (this grammar's words) as an automaton in which each of
         ``items`` (names it says) may be any item the grammar knows instead, and each
-        word of an amount or a day any other of its kind (``_open_words``: "two" any
-        number, "liters" any unit, "friday" any weekday, "tomorrow" "today"): which
+        word of an amount, a day or a time any other of its kind (``_open_words``: "two"
+        any number or hour, "liters" any unit, "friday" any weekday, "tomorrow"
+        "today", "p.m." "a.m."): which
         one the audio holds there is for the decoder to say. An item the sentence
         says with the grammar's pause inside (``sentence_of`` put it in a list) is the
         two items on either side. None when an item's words are not in the
@@ -833,21 +834,36 @@ class Grammar:
 
     @cached_property
     def _open_words(self) -> tuple[frozenset[str], ...]:
-        """The words of an amount or a day, by kind, that a ``choice`` leaves open:
-        numbers ("two", "twenty"; not "a"), units of one and of many ("can" also
-        starts "can you"), weekdays, and the days said relative to today."""
+        """The words of an amount, a day or a time, by kind, that a ``choice`` leaves
+        open: numbers and the hours and minutes of a time ("two", "twenty", "one",
+        "noon", "midnight"; not "a"), units of one and of many ("can" also starts "can
+        you"), weekdays, the days said relative to today, "a.m." and "p.m.", the parts
+        of a day ("morning", "evening"), months and the days of a month. A time is as
+        much what was said as an amount: Whisper wrote "remind me to call the plumber
+        tomorrow at noon" for "... at ten a.m." (espeak-ng), which fitted the audio as
+        well as anything, and the reminder would have been set for noon."""
 
         def words(rule: str, *not_these: str) -> frozenset[str]:
             node = self.rules.get(rule)
             said = frozenset(_node_words(node)) if node is not None else frozenset()
             return said - set(not_these)
 
+        not_numbers = ("a", "an", "and", "hundred", "um", "uma", "e", "cem", "oh", "meia")
         kinds = (
-            words("number", "a", "an", "and", "hundred", "um", "uma", "e", "cem"),
+            words("number", *not_numbers)
+            | words("hour", *not_numbers)
+            | words("minutes", *not_numbers)
+            | words("day_number", *not_numbers)  # Portuguese's days of a month
+            | (self.words & _NOON),
             words("unit_one", "can"),
             words("unit_many"),
+            words("unit"),  # Portuguese's, of one and of many
             words("weekday"),
             words("date") & _RELATIVE_DAYS,
+            words("ampm"),
+            words("period"),
+            words("month"),
+            words("ordinal"),  # "the third" "the thirtieth"
         )
         return tuple(k for k in kinds if len(k) > 1)
 
@@ -857,6 +873,7 @@ class Grammar:
 
 
 _RELATIVE_DAYS = frozenset({"today", "tomorrow", "tonight", "hoje", "amanhã"})
+_NOON = frozenset({"noon", "midnight", "meio-dia", "meia-noite"})
 _CLOCK = re.compile(r"\b(\d{1,2}):(\d{2})\b")
 
 

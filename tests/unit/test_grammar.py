@@ -968,6 +968,18 @@ def test_a_choice_keeps_the_sentence_and_opens_its_items_and_numbers() -> None:
     assert not when.accepts("add doctor tomorrow at five p.m. to my calendar")
     friday = en.choice("add dentist on friday to my calendar", [])
     assert friday is not None and friday.accepts("add dentist on sunday to my calendar")
+    # a time is open as an amount is: the hour, noon, a.m. or p.m., the part of a day
+    assert when.accepts("add dentist tomorrow at five a.m. to my calendar")
+    assert when.accepts("add dentist tomorrow at one p.m. to my calendar")
+    noon = en.choice("remind me to call the plumber tomorrow at noon", [])
+    assert noon is not None
+    assert noon.accepts("remind me to call the plumber tomorrow at ten")
+    assert noon.accepts("remind me to call the plumber tomorrow at midnight")
+    evening = en.choice("remind me to call mom tomorrow evening", [])
+    assert evening is not None and evening.accepts("remind me to call mom tomorrow morning")
+    third = en.choice("add dentist on march third to my calendar", [])
+    assert third is not None
+    assert third.accepts("add dentist on may thirtieth to my calendar")
     for other in (
         sentence.replace("add", "remove"),
         sentence.replace("milk", "unicorn"),  # not an item it knows
@@ -975,3 +987,22 @@ def test_a_choice_keeps_the_sentence_and_opens_its_items_and_numbers() -> None:
     ):
         assert not choice.accepts(other), other
     assert en.choice("add cheese to the list", ["milk"]) is None  # not the sentence's item
+
+
+def test_a_portuguese_choice_opens_its_units_and_times() -> None:
+    pt = build_grammar("pt")
+    sentence = "adiciona dois litros de leite na lista de compras"
+    assert pt.accepts(sentence)
+    choice = pt.choice(sentence, ["leite"])
+    assert choice is not None and choice.accepts(sentence)
+    assert choice.accepts(sentence.replace("litros", "quilos"))
+    assert choice.accepts(sentence.replace("dois", "três"))
+    assert not choice.accepts(sentence.replace("adiciona", "tira"))
+    reminder = "me lembra de ligar pro médico amanhã ao meio-dia"
+    assert pt.accepts(reminder)
+    noon = pt.choice(reminder, [])
+    assert noon is not None
+    assert noon.accepts(reminder.replace("meio-dia", "meia-noite"))
+    assert noon.accepts(reminder.replace("amanhã", "hoje"))
+    day = pt.choice("marca dentista dia cinco de março", [])
+    assert day is not None and day.accepts("marca dentista dia quinze de maio")

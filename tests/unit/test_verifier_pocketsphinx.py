@@ -567,6 +567,33 @@ def test_a_second_look_never_takes_a_worse_reading(fresh: PocketSphinxVerifier) 
     assert fresh.reconsider(said, utterance, ["milk"]) is None
 
 
+def test_a_second_look_hears_the_time_said(fresh: PocketSphinxVerifier) -> None:
+    """A reading with another hour, noon, or a.m. for p.m. fits the audio about as well
+    as the time said: the choice hears which was said. espeak-ng's voice (deterministic):
+    Whisper wrote "... tomorrow at noon" for "... at ten a.m.", and a second look took
+    it before the choice heard times."""
+    if not speech.have_espeak():
+        pytest.skip("espeak-ng is not installed")
+    for said, other, right in (
+        (
+            "remind me to call the plumber tomorrow at ten am",
+            "Remind me to call the plumber tomorrow at noon.",
+            "Remind me to call the plumber tomorrow at 10 a.m.",
+        ),
+        (
+            "add dentist tomorrow at three pm to my calendar",
+            "Add dentist tomorrow at 3 a.m. to my calendar",
+            "Add dentist tomorrow at 3 p.m. to my calendar",
+        ),
+    ):
+        pcm = speech.pad(speech.espeak(said, "en-us", speed=160), 300, 400)
+        heard, utterance = _heard(fresh, pcm)
+        assert fresh.reconsider(other, utterance) is None, (said, heard)
+        second = fresh.reconsider(right, utterance)
+        assert second is not None, (said, heard)
+        assert second.text == said.replace(" am", " a.m.").replace(" pm", " p.m.")
+
+
 def test_a_second_look_fades_the_talkers_behind_the_speaker(
     fresh: PocketSphinxVerifier,
 ) -> None:
