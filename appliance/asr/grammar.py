@@ -79,6 +79,10 @@ from the end of an item, after an added item in English."""
 REASON = "reason"
 """Why, said after an added item ("add coffee to the list, we're almost out"): the
 lexicon's ``fillers.reasons``, which the parser removes at the end of any request."""
+DONE_REASON = "done_reason"
+"""Why, said after an item taken off the list or crossed off ("remove the milk, we
+already have some"): the lexicon's ``fillers.done_reasons``, which the parser removes
+at the end of any request."""
 UNK = "[unk]"
 PAUSE = ","
 """The grammar's only non-word: a pause between two items of a list ("milk, eggs and
@@ -334,6 +338,9 @@ _SLOT_RULES = {
 }
 _DEFAULT_WILDCARD_RULE = "title"
 _LIST_INTENTS = frozenset({"shopping.add"})
+_DONE_INTENTS = ("shopping.remove", "shopping.complete")
+"""Sentences that take an item off the list or cross it off, after which the grammar
+has why (``DONE_REASON``)."""
 _LIST_TARGETS = frozenset({"r_shopping_list", "r_na_lista"})
 """Sentences whose items may be said with a pause between them ("milk, eggs, bread and
 butter", "leite, ovos e pão"): ``item_list`` instead of ``items``, in the sentences of
@@ -1555,19 +1562,24 @@ def _command(
     """The rule of a whole command: polite words, one sentence, a closing word. After
     an added item, one tail ("too", when or what for it is needed, why, and in English
     where to get it), whose rules it adds to ``rules``; after a need (``any_day``), a
-    bare day too."""
+    bare day too; after an item taken off or crossed off, why (``DONE_REASON``)."""
     closing = _phrases_rule(CLOSING_WORDS.get(lang, ())).items
     also = _phrases_rule(ALSO_WORDS.get(lang, ())).items
     lexicon = load_lexicon(lang).raw
     rules[REASON] = _phrases_rule(lexicon["fillers"]["reasons"])
+    rules[DONE_REASON] = _phrases_rule(lexicon["fillers"]["done_reasons"])
     tails = [Ref(NEEDED_BY), Ref(REASON)]
     if lang in _ITEM_TAIL_LANGUAGES:
         rules[ITEM_TAIL] = _phrases_rule(lexicon["item_trailing"])
         tails.append(Ref(ITEM_TAIL))
     adding = [r for i in _LIST_INTENTS for r in intents.get(i, ())]
+    done = [r for i in _DONE_INTENTS for r in intents.get(i, ())]
     sentences: tuple[Node, ...] = tuple(
-        Ref(r) for rs in intents.values() for r in rs if r not in adding
+        Ref(r) for rs in intents.values() for r in rs if r not in adding and r not in done
     )
+    if done:
+        why = Alt((Ref(DONE_REASON),), optional=True)
+        sentences = (Seq((Alt(tuple(Ref(r) for r in done)), why)), *sentences)
     if adding:  # one tail, a single copy of each of its rules
         after = (*also, *tails)
         needs = tuple(Ref(r) for r in adding if r in any_day)

@@ -322,7 +322,7 @@ def load_lexicon(lang: str) -> Lexicon:
         fillers=FillerRules.build(
             fillers["anywhere"],
             fillers["leading"],
-            [*fillers["trailing"], *fillers["reasons"]],
+            [*fillers["trailing"], *fillers["reasons"], *fillers["done_reasons"]],
             fillers["kept"],
         ),
         negation=Negation(

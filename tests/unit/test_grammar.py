@@ -15,6 +15,7 @@ from hassil.sample import sample_expression
 from appliance.asr.grammar import (
     CLOSING_WORDS,
     DAY_NEEDED,
+    DONE_REASON,
     ITEM_TAIL,
     NEEDED_BY,
     PAUSE,
@@ -182,6 +183,8 @@ def test_polite_commands_and_reminders(parser: IntentParser) -> None:
         ("i want milk on my list", "shopping.add"),
         ("i'd like eggs added to the shopping list", "shopping.add"),
         ("ok can you put eggs on the list", "shopping.add"),
+        ("okay so add a bag of rice", "shopping.add"),
+        ("alright so what's on the shopping list", "shopping.list"),
         ("i'd like to add bananas to the shopping list", "shopping.add"),
         ("let's add milk to the list", "shopping.add"),
         ("just put eggs on the shopping list", "shopping.add"),
@@ -427,6 +430,37 @@ def test_when_what_for_or_why_items_are_needed_said_after_them(
         assert not grammar.accepts("remove the eggs from the list we're out")
         # a reason that names another item is not one
         assert not grammar.accepts("add coffee to the list we're almost out of milk")
+
+
+@pytest.mark.parametrize(
+    ("lang", "requests", "others"),
+    [
+        ("en", ["remove the milk from the list", "take the eggs off the shopping list",
+                "cross off the bread", "check off the milk"],
+         ["add eggs to the list", "what's on the shopping list"]),
+        ("pt", ["tira o leite da lista", "risca o pão"],
+         ["coloca ovos na lista", "o que tem na lista"]),
+    ],
+)  # fmt: skip
+def test_why_an_item_comes_off_the_list_said_after_it(
+    parser: IntentParser, lang: str, requests: list[str], others: list[str]
+) -> None:
+    """Why an item is taken off the list or crossed off ("remove the milk, we already
+    have some", "tira o leite da lista, já comprei") is in the grammar after such a
+    request, and each way of saying it reads as the request without it: it was read as
+    one more item ("i already bought it")."""
+    grammar = build_grammar(lang)
+    reasons = list(_random_phrases(grammar.rules, DONE_REASON, 100))
+    assert len(reasons) >= 6
+    for request in requests:
+        plain = parser.parse(request, lang=lang).commands
+        assert plain and plain[0].action in ("shopping.remove", "shopping.complete"), request
+        for reason in reasons:
+            assert grammar.accepts(f"{request} {reason}"), reason
+            for text in (f"{request} {reason}", f"{request}, {reason}"):
+                assert parser.parse(text, lang=lang).commands == plain, text
+    for other in others:  # after such a request only
+        assert not grammar.accepts(f"{other} {reasons[0]}"), other
 
 
 @pytest.mark.parametrize(
