@@ -785,7 +785,9 @@ class Grammar:
                 ]
         yield from dict.fromkeys(r.strip() for r in readings)
 
-    def choice(self, sentence: str, items: Collection[str]) -> Automaton | None:
+    def choice(
+        self, sentence: str, items: Collection[str], without: Collection[str] = ()
+    ) -> Automaton | None:
         """``sentence`` (this grammar's words) as an automaton in which each of
         ``items`` (names it says) may be any item the grammar knows instead, and each
         word of an amount, a day or a time any other of its kind (``_open_words``: "two"
@@ -793,12 +795,18 @@ class Grammar:
         "today", "p.m." "a.m."): which
         one the audio holds there is for the decoder to say. An item the sentence
         says with the grammar's pause inside (``sentence_of`` put it in a list) is the
-        two items on either side. None when an item's words are not in the
-        sentence."""
+        two items on either side. ``without``: item names left out of the choice (the
+        sentence's own stay). None when an item's words are not in the sentence."""
         words = sentence.split()
         items = _as_listed(sentence, items)
         kinds = self._open_words
-        rules: dict[str, Node] = {"item_choice": self._item_choice}
+        item_choice = self._item_choice
+        if without:
+            left_out = {" ".join(n.split()) for n in without} - {i.lower() for i in items}
+            item_choice = Alt(
+                tuple(a for a in item_choice.items if " ".join(_node_words(a)) not in left_out)
+            )
+        rules: dict[str, Node] = {"item_choice": item_choice}
         rules.update({f"kind_{i}": Alt(tuple(map(Word, sorted(k)))) for i, k in enumerate(kinds)})
 
         def fixed(part: SequenceOf[str]) -> list[Node]:
@@ -828,7 +836,7 @@ class Grammar:
         return compile_automaton(rules, "sentence")
 
     @cached_property
-    def _item_choice(self) -> Node:
+    def _item_choice(self) -> Alt:
         """Every item name whose words the grammar says (not a homophone it dropped)."""
         known = self.words
         return Alt(

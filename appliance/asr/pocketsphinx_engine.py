@@ -113,6 +113,12 @@ with, did no better and cost 2-4 s."""
 _MAX_READINGS = 4
 """A second look weighs at most this many of the readings it is given (each a forced
 alignment over the utterance)."""
+_MAX_CHOICES = 3
+"""A second look's choice is made again without the items it heard that left speech
+out, at most this many times in all (``_rivals``): with the item at the end of the
+sentence, the decoder can fit a short item to its first sounds and put the rest on the
+closing silence ("add a jar of tea" for "add a jar of peanut butter", espeak-ng), which
+is no hearing of that item. An item that covers the speech still refuses the reading."""
 _MAX_UNSAID_FRAMES = 20
 """A second look takes no reading that puts silence on 200 ms of speech sounds
 (``_unsaid``). Measured: readings that were said, 0-10 frames over 18 taken
@@ -141,6 +147,12 @@ def _fit(found: Mapping[str, Any] | None) -> float:
     if found is None or found["unsaid_frames"] >= _MAX_UNSAID_FRAMES:
         return -math.inf
     return float(found["avg_score"])
+
+
+def _rivals(chosen: str, words: str, items: Sequence[str]) -> tuple[str, ...]:
+    """The item names a choice heard (``chosen``) that ``words`` does not say."""
+    heard, said = f" {chosen} ", f" {' '.join(w for w in words.split() if w != PAUSE)} "
+    return tuple(n for n in items if f" {n} " in heard and f" {n} " not in said)
 
 
 def _same_words(chosen: str, words: str) -> bool:
@@ -360,10 +372,14 @@ class _Channel:
                 speech[phone.start_frame : phone.end_frame + 1] = True
         return speech
 
-    def choose(self, pcm: bytes, automaton: Automaton, back_to: str) -> str:
+    def choose(
+        self, pcm: bytes, automaton: Automaton, back_to: str, levels: np.ndarray
+    ) -> tuple[str, int]:
         """What the decoder hears in ``pcm`` with ``automaton`` as its grammar (its
-        words, fillers left out), from the cepstral means the utterance left, which
-        are kept; ``back_to`` is the search active afterwards."""
+        words, fillers left out), and the speech sounds it leaves out (``_unsaid``;
+        the phone loop's of ``pcm``, which ``weigh`` has just decoded; ``levels``: its
+        frames'), from the cepstral means the utterance left, which are kept;
+        ``back_to`` is the search active afterwards."""
         saved = self.decoder.get_cmn(False)
         fsg = self.decoder.create_fsg(
             _CHOICE, automaton.start, automaton.final, _transitions(automaton)
@@ -372,8 +388,12 @@ class _Channel:
         try:
             self.decoder.activate_search(_CHOICE)
             _decode(self.decoder, pcm)
-            heard = [_ALT_PRONUNCIATION.sub("", s.word) for s in self.decoder.seg() or ()]
-            return " ".join(w for w in heard if not _is_filler(w))
+            segments = [
+                (_ALT_PRONUNCIATION.sub("", s.word), s.start_frame, s.end_frame, s.ascore)
+                for s in self.decoder.seg() or ()
+            ]
+            heard = " ".join(w for w, *_ in segments if not _is_filler(w))
+            return heard, _unsaid(segments, self._speech_sounds(), levels)
         finally:
             self.decoder.set_cmn(saved)
             self.decoder.activate_search(back_to)
@@ -458,6 +478,36 @@ def _word_levels(
         return ()
     median = float(np.median(np.concatenate([frames for _, frames in words])))
     return tuple((w, round(float(np.median(frames)) - median, 1)) for w, frames in words)
+
+
+def _chosen(
+    grammar: Grammar,
+    channel: _Channel,
+    words: str,
+    items: Sequence[str],
+    *,
+    heard: bytes,
+    levels: np.ndarray,
+    back_to: str,
+) -> bool:
+    """True if ``channel``'s decoder hears the items, amounts, days and times of
+    ``words`` in ``heard`` (``levels``: its frames'), the rest as it is, among all of
+    their kinds (``Grammar.choice``), made again without the items it heard that left
+    speech out (``_MAX_CHOICES``); ``back_to``: the search active afterwards."""
+    without: set[str] = set()
+    for _ in range(_MAX_CHOICES):
+        choice = grammar.choice(words, items, without)
+        if choice is None:
+            return False
+        chosen, unsaid = channel.choose(heard, choice, back_to, levels)
+        if _same_words(chosen, words):
+            return True
+        _LOGGER.debug("pocketsphinx: second look chose %r over %r", chosen, words)
+        rivals = _rivals(chosen, words, grammar.items) if unsaid >= _MAX_UNSAID_FRAMES else ()
+        if not rivals:
+            return False
+        without.update(rivals)  # they fit part of the speech and left the rest out
+    return False
 
 
 def _decode(decoder: pocketsphinx.Decoder, pcm: bytes) -> None:
@@ -670,13 +720,8 @@ class PocketSphinxVerifier(StreamingVerifier):
             "found_unsaid_frames": None if own is None else own["unsaid_frames"],
             "reverberant": echoes,
         }
-        # Which items, amounts and days the decoder hears there, the rest as it is.
-        choice = grammar.choice(words, items)
-        if choice is None:
-            return None
         channel = next(c for c in self._channels if c.warp == scores["warp"])
-        chosen = channel.choose(heard, choice, self._searches[0])
-        if not _same_words(chosen, words):
-            _LOGGER.debug("pocketsphinx: second look chose %r over %r", chosen, words)
+        back_to = self._searches[0]
+        if not _chosen(grammar, channel, words, items, heard=heard, levels=levels, back_to=back_to):
             return None
         return Result(_text(words), confidence=None, details=details)

@@ -22,6 +22,7 @@ from appliance.asr.pocketsphinx_engine import (
     PocketSphinxVerifier,
     _dictionary,
     _fit,
+    _rivals,
     _same_words,
     _unsaid,
 )
@@ -648,6 +649,42 @@ def test_a_second_look_in_a_reverberant_room_turns_its_tail_down(
     assert second.details["reverberant"]
     # still no other item than it hears there
     assert fresh.reconsider("Add peas to the shopping list.", utterance, ["peas"]) is None
+
+
+def test_a_choice_that_leaves_speech_out_is_made_again_without_its_item(
+    fresh: PocketSphinxVerifier, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """espeak-ng's voice (deterministic), "add a jar of peanut butter": the choice among
+    the items fits "tea", then "ghee", to the item's first sounds and puts the rest on
+    the closing silence. Made again without each such item, it hears peanut butter.
+    An item that covers the speech still refuses the reading."""
+    if not speech.have_espeak():
+        pytest.skip("espeak-ng is not installed")
+    said = "add a jar of peanut butter"
+    _, utterance = _heard(fresh, speech.pad(speech.espeak(said, "en-us", speed=160), 300, 400))
+    whisper = "Add a jar of peanut butter."
+    with monkeypatch.context() as patch:
+        patch.setattr(pocketsphinx_engine, "_MAX_CHOICES", 1)
+        assert fresh.reconsider(whisper, utterance, ["peanut butter"]) is None
+    second = fresh.reconsider(whisper, utterance, ["peanut butter"])
+    assert second is not None and second.text == said, second
+    # "peanuts" leaves "butter" out; "add a jar of tea" is what the first choice heard
+    for other, items in (("Add a jar of peanuts.", ["peanuts"]), ("Add a jar of tea.", ["tea"])):
+        assert fresh.reconsider(other, utterance, items) is None, other
+    # espeak-ng's "cheese" is "tea" to the choice, which covers the speech: refused
+    _, utterance = _heard(
+        fresh, speech.pad(speech.espeak("add cheese", "en-us", speed=160), 300, 400)
+    )
+    assert fresh.reconsider("Add cheese.", utterance, ["cheese"]) is None
+
+
+def test_rivals_are_the_items_a_choice_heard_that_the_reading_does_not_say() -> None:
+    items = ("tea", "peanut butter", "peanuts", "butter", "milk", "oat milk")
+    assert _rivals("add a jar of tea", "add a jar of peanut butter", items) == ("tea",)
+    assert _rivals("add milk , tea", "add milk , butter", items) == ("tea",)
+    assert _rivals("add oat milk", "add milk", items) == ("oat milk",)
+    assert _rivals("add a jar of peanut butter", "add a jar of peanut butter", items) == ()
+    assert _rivals("add two jars of butter", "add a jar of butter", items) == ()
 
 
 def test_a_reading_that_leaves_words_out_puts_silence_on_speech(
