@@ -415,7 +415,9 @@ def _item_handler(command: Callable[[str], Command], *, done: bool = False) -> H
         said = " ".join(w.key for w in ctx.words("item") or ())
         if ctx.last_item and said in ctx.lexicon.refers_back:
             return Outcome(commands=(command(ctx.last_item),))  # "take it off the list"
-        specs = _items(ctx, ctx.lexicon.done_trailing if done else ())
+        lexicon = ctx.lexicon
+        why = lexicon.done_reasons  # "remove bread, I already bought it"
+        specs = _items(ctx, (*why, *lexicon.done_trailing) if done else why)
         if isinstance(specs, Outcome):
             return specs
         return _build(lambda s: command(s.name), specs)

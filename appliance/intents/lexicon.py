@@ -175,6 +175,10 @@ class Lexicon:
     item_trailing: tuple[Phrase, ...]
     needed_by_markers: frozenset[str]
     done_trailing: tuple[Phrase, ...]
+    done_reasons: tuple[Phrase, ...]
+    """Why an item comes off the list, said after it ("remove bread, I already bought
+    it"): no part of an item taken off or crossed off, and no filler anywhere else (a
+    reminder's title may end with them: "check if we have enough")."""
     item_bad_starts: frozenset[str]
     item_verbs: frozenset[str]
     request_verbs: frozenset[str]
@@ -322,7 +326,7 @@ def load_lexicon(lang: str) -> Lexicon:
         fillers=FillerRules.build(
             fillers["anywhere"],
             fillers["leading"],
-            [*fillers["trailing"], *fillers["reasons"], *fillers["done_reasons"]],
+            [*fillers["trailing"], *fillers["reasons"]],
             fillers["kept"],
         ),
         negation=Negation(
@@ -344,6 +348,7 @@ def load_lexicon(lang: str) -> Lexicon:
         item_trailing=_phrases(raw["item_trailing"]),
         needed_by_markers=_words(raw["needed_by_markers"]),
         done_trailing=_phrases(raw["done_trailing"]),
+        done_reasons=_phrases(fillers["done_reasons"]),
         item_bad_starts=_words(raw["item_bad_starts"]),
         item_verbs=_words(raw["item_verbs"]),
         request_verbs=_words(raw["request_verbs"]),

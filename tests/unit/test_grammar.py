@@ -435,10 +435,9 @@ def test_when_what_for_or_why_items_are_needed_said_after_them(
 @pytest.mark.parametrize(
     ("lang", "requests", "others"),
     [
-        ("en", ["remove the milk from the list", "take the eggs off the shopping list",
-                "cross off the bread", "check off the milk"],
+        ("en", ["remove the milk", "cross off the bread", "check off the milk"],
          ["add eggs to the list", "what's on the shopping list"]),
-        ("pt", ["tira o leite da lista", "risca o pão"],
+        ("pt", ["tira o leite", "risca o pão"],
          ["coloca ovos na lista", "o que tem na lista"]),
     ],
 )  # fmt: skip
@@ -461,6 +460,10 @@ def test_why_an_item_comes_off_the_list_said_after_it(
                 assert parser.parse(text, lang=lang).commands == plain, text
     for other in others:  # after such a request only
         assert not grammar.accepts(f"{other} {reasons[0]}"), other
+    if lang == "en":  # no filler anywhere else: a reminder's title may end with one
+        text = "remind me tomorrow at five to check if we have enough"
+        titles = [getattr(c, "title", None) for c in parser.parse(text, lang=lang).commands]
+        assert titles == ["check if we have enough"]
 
 
 @pytest.mark.parametrize(

@@ -684,7 +684,7 @@ def test_when_an_item_is_needed_is_no_part_of_it(text: str, expected: Command) -
         ("add milk we're running out", ShoppingAdd(item="milk")),
         # why an item comes off the list: never one more item
         ("remove bread, I already bought it", ShoppingRemove(item="bread")),
-        ("take the milk off the list, we have plenty", ShoppingRemove(item="milk")),
+        ("remove the milk, we have plenty", ShoppingRemove(item="milk")),
         ("cross off the eggs, got them", ShoppingComplete(item="eggs")),
         # what for, after the item, and where
         ("we're gonna need eggs for the cake", ShoppingAdd(item="eggs")),

@@ -193,7 +193,7 @@ def test_several_items(text: str, expected: tuple[Command, ...]) -> None:
     ("text", "expected"),
     [
         ("tira o leite da lista", ShoppingRemove(item="leite")),
-        ("tira o leite da lista, já comprei", ShoppingRemove(item="leite")),
+        ("tira o leite, já comprei", ShoppingRemove(item="leite")),
         ("risca o pão, já temos", ShoppingComplete(item="pão")),
         ("remove o sabão da lista de compras", ShoppingRemove(item="sabão")),
         ("apaga os ovos", ShoppingRemove(item="ovos")),
