@@ -81,8 +81,8 @@ REASON = "reason"
 lexicon's ``fillers.reasons``, which the parser removes at the end of any request."""
 DONE_REASON = "done_reason"
 """Why, said after an item taken off the list or crossed off ("remove the milk, we
-already have some"): the lexicon's ``fillers.done_reasons``, which the parser removes
-at the end of any request."""
+already have some"): the lexicon's ``fillers.done_reasons``, which the parser drops
+from the end of the item of such a request (``Lexicon.done_reasons``)."""
 UNK = "[unk]"
 PAUSE = ","
 """The grammar's only non-word: a pause between two items of a list ("milk, eggs and
