@@ -78,7 +78,8 @@ ITEM_TAIL = "item_tail"
 from the end of an item, after an added item in English."""
 REASON = "reason"
 """Why, said after an added item ("add coffee to the list, we're almost out"): the
-lexicon's ``fillers.reasons``, which the parser removes at the end of any request."""
+lexicon's ``fillers.reasons``, which the parser leaves out at the end of a request to buy
+only (``Lexicon.buying_fillers``; elsewhere they are what was said)."""
 DONE_REASON = "done_reason"
 """Why, said after an item taken off the list or crossed off ("remove the milk, we
 already have some"): the lexicon's ``fillers.done_reasons``, which the parser drops

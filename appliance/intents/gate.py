@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from dataclasses import dataclass
 
 from appliance.intents.lexicon import Lexicon
 from appliance.intents.text import Utterance, blank_punctuation, fold
@@ -19,6 +20,7 @@ NEGATED = "negated"
 
 _COMMA_AFTER_COMMA = re.compile(r"(?<=,)(\s*),|^(\s*),")
 _SPACE_BEFORE_COMMA = re.compile(r"(?<=\w)(\s+),")
+_WORDS = re.compile(r"[\w']+")
 
 
 def _blank(found: re.Match[str]) -> str:
@@ -112,14 +114,21 @@ def without_negation(text: str, lexicon: Lexicon) -> str | None:
 
 
 def prepare(
-    text: str, lexicon: Lexicon, *, negated: bool = False, read_exempt: bool = False
+    text: str,
+    lexicon: Lexicon,
+    *,
+    negated: bool = False,
+    read_exempt: bool = False,
+    buying: bool = False,
 ) -> Utterance | str:
     """The utterance to match, or the reason there is none (``"empty"``/``"negated"``).
 
     ``negated``: the utterance of a request the negation gate refused, to match against
     the few sentences that say a negation themselves ("we don't need bread anymore");
     "empty" for one it lets through. The phrases exempt from the negation check ("don't
-    forget to") are left out, or with ``read_exempt`` read as the lexicon says."""
+    forget to") are left out, or with ``read_exempt`` read as the lexicon says.
+    ``buying``: why an item is bought, said last, is left out too ("..., we're out":
+    ``Lexicon.buying_fillers``)."""
     original, folded = _folded(text)
     if not any(c.isalnum() for c in folded):
         return EMPTY
@@ -128,10 +137,45 @@ def prepare(
         folded = lexicon.negation.exempt.sub(exempt, folded)
     if is_negated(folded, lexicon) != negated:
         return EMPTY if negated else NEGATED
-    folded = _lone_commas(lexicon.fillers.blank(folded))
+    fillers = lexicon.buying_fillers if buying else lexicon.fillers
+    folded = _lone_commas(fillers.blank(folded))
     if not any(c.isalnum() for c in folded):
         return EMPTY
     return Utterance(original=original, folded=folded)
+
+
+@dataclass(frozen=True)
+class Correction:
+    """A request corrected as it is said: the words ``before`` the correction, the
+    correction's own (``after``), both as written, and the ``markers`` between them,
+    folded ("no wait")."""
+
+    before: str
+    after: str
+    markers: frozenset[str]
+
+
+def correction(text: str, lexicon: Lexicon) -> Correction | None:
+    """The last correction ``text`` says after words of a request ("add milk, no wait,
+    oat milk"): a run of the lexicon's correction markers with words on both sides.
+    None when there is none."""
+    pattern = lexicon.corrections.markers
+    if pattern is None:
+        return None
+    original, folded = _folded(text)
+    for run in reversed(list(pattern.finditer(folded))):
+        before, after = original[: run.start()], original[run.end() :]
+        if any(c.isalnum() for c in folded[: run.start()]) and any(c.isalnum() for c in after):
+            markers = frozenset(_WORDS.findall(run.group(0)))
+            return Correction(before.strip(" ,"), after.strip(" ,.!?"), markers)
+    return None
+
+
+def says_why_bought(text: str, lexicon: Lexicon) -> bool:
+    """True if ``text`` ends with why an item is bought ("..., we're almost out"), which
+    only a request to buy leaves out (``prepare``'s ``buying``)."""
+    folded = _folded(text)[1]
+    return lexicon.buying_fillers.blank(folded) != lexicon.fillers.blank(folded)
 
 
 def _lone_commas(folded: str) -> str:

@@ -198,10 +198,14 @@ def _items_of(
 ) -> list[ItemSpec] | Outcome:
     while words and (size := ends_with(words, trailing)):
         words = words[:-size]
+    if words and tuple(w.key for w in words) in trailing:
+        return _fail(Reason.missing("item"))  # "add to the list, we're out": what?
     if words and needed_by:
         words = list(trim_trailing(words, ctx.lexicon))[:-needed_by]
     if not words:
         return _fail(Reason.missing("item"))
+    if any(w.key in ctx.lexicon.request_verbs for w in words[:2]):
+        return _DOES_NOT_APPLY  # "me lembra ... de avisar o joão porque [está acabando]"
     if _misread(words, ctx.lexicon) or _names_an_event(words, ctx.lexicon):
         return _DOES_NOT_APPLY  # "to the list" in the item, or "a dentist appointment"
     keys = [w.key for w in words]
@@ -283,7 +287,7 @@ def _shopping_add(ctx: Context) -> Outcome:
     more = _more_of_it(ctx)
     if more is not None:
         return more
-    specs = _items(ctx, needed_by=needed_by)
+    specs = _items(ctx, ctx.lexicon.reasons, needed_by=needed_by)  # "..., we're out"
     if ctx.candidate.metadata.get("unit_needed") and (
         isinstance(specs, Outcome) or any(s.unit is None for s in specs)
     ):

@@ -154,11 +154,31 @@ class Negation:
 
 
 @dataclass(frozen=True)
+class Corrections:
+    """How a request corrected as it is said ("add milk, no wait, oat milk", "add two
+    apples, actually three") is read again: asked about as corrected, never run."""
+
+    markers: re.Pattern[str] | None
+    """A run of the words that start a correction ("no wait", "sorry", "i mean", and
+    "no" before a comma), each a whole word, with commas and spaces between them."""
+    again: Mapping[str, str]
+    """An item request's action -> a sentence that says it, ``{}`` for its item: what a
+    correction that names only an item ("oat milk") is read as."""
+    amount: tuple[str, ...]
+    """Ways to say an amount with the item it is of (``{amount}``, ``{item}``): a
+    correction that names only an amount ("three", "three liters") is of the item."""
+
+
+@dataclass(frozen=True)
 class Lexicon:
     """All word lists of one language."""
 
     language: str
     fillers: FillerRules
+    buying_fillers: FillerRules
+    """The fillers, and why an item is bought, said last ("add coffee to the list,
+    we're almost out": ``fillers.reasons``): those of a request to buy only. Elsewhere
+    the words are what was said ("remind me at five to tell john we're out")."""
     negation: Negation
     pronouns: frozenset[str]
     refers_back: frozenset[str]
@@ -172,9 +192,13 @@ class Lexicon:
     was last about ("add two more", "coloca mais dois")."""
     another: frozenset[str]
     """Phrases that say one more of it ("add another one", "adiciona mais um")."""
+    corrections: Corrections
     item_trailing: tuple[Phrase, ...]
     needed_by_markers: frozenset[str]
     done_trailing: tuple[Phrase, ...]
+    reasons: tuple[Phrase, ...]
+    """Why an item is bought ("we're almost out"), said after it: no part of an added
+    item ("buy milk, we're out"; said after the list: ``buying_fillers``)."""
     done_reasons: tuple[Phrase, ...]
     """Why an item comes off the list, said after it ("remove bread, I already bought
     it"): no part of an item taken off or crossed off, and no filler anywhere else (a
@@ -226,6 +250,19 @@ def _raw_words(value: Any, depth: int = 0) -> Iterator[str]:
     elif isinstance(value, Sequence):
         for item in value:
             yield from _raw_words(item, depth + 1)
+
+
+def _corrections(raw: Mapping[str, Any]) -> Corrections:
+    words = phrase_alternation(raw["markers"])
+    commas = phrase_alternation(raw.get("before_comma", ()))
+    one = "|".join(
+        ([rf"(?:{words})(?![\w'])"] if words else []) + ([rf"(?:{commas})\s*,"] if commas else [])
+    )
+    return Corrections(
+        markers=re.compile(rf"(?<![\w'])(?:(?:{one})[\s,]*)+") if one else None,
+        again={str(k): str(v) for k, v in raw["again"].items()},
+        amount=tuple(str(form) for form in raw["amount"]),
+    )
 
 
 def _compile(template: str, phrases: Iterable[str]) -> re.Pattern[str] | None:
@@ -324,6 +361,9 @@ def load_lexicon(lang: str) -> Lexicon:
     return Lexicon(
         language=lang,
         fillers=FillerRules.build(
+            fillers["anywhere"], fillers["leading"], fillers["trailing"], fillers["kept"]
+        ),
+        buying_fillers=FillerRules.build(
             fillers["anywhere"],
             fillers["leading"],
             [*fillers["trailing"], *fillers["reasons"]],
@@ -345,9 +385,11 @@ def load_lexicon(lang: str) -> Lexicon:
         amount_homophones={
             fold(k): fold(v) for k, v in (raw.get("amount_homophones") or {}).items()
         },
+        corrections=_corrections(raw["corrections"]),
         item_trailing=_phrases(raw["item_trailing"]),
         needed_by_markers=_words(raw["needed_by_markers"]),
         done_trailing=_phrases(raw["done_trailing"]),
+        reasons=_phrases(fillers["reasons"]),
         done_reasons=_phrases(fillers["done_reasons"]),
         item_bad_starts=_words(raw["item_bad_starts"]),
         item_verbs=_words(raw["item_verbs"]),

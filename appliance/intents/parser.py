@@ -10,9 +10,16 @@ from zoneinfo import ZoneInfo
 
 from hassil import Intents
 
+from appliance.actions.items import item_key
 from appliance.intents.dateparse import DateparserFallback
 from appliance.intents.dates import DateGrammar
-from appliance.intents.gate import NEGATED, exempt_phrases, prepare
+from appliance.intents.gate import (
+    NEGATED,
+    correction,
+    exempt_phrases,
+    prepare,
+    says_why_bought,
+)
 from appliance.intents.handlers import HANDLERS, Context, Outcome, Reason, statement_command
 from appliance.intents.lexicon import LANGUAGES, Lexicon, load_lexicon
 from appliance.intents.matching import Candidate, match
@@ -23,6 +30,7 @@ from appliance.protocol.receipts import ASK, ASK_TIME, PART
 
 _LOGGER = logging.getLogger(__name__)
 
+_BUY = "shopping.add"
 MAX_CHARS = 300  # a spoken or typed request; longer input is refused unread
 _LANGUAGE_TAG = re.compile(r"^([a-z]{2})(?:[-_][a-z0-9]+)*$", re.IGNORECASE)
 _WARM_UP = {
@@ -127,7 +135,18 @@ class IntentParser:
         ``last_item``: the item the conversation was last about ("make that three" after
         "add two apples" is three apples); without it, such a request names no item."""
         language = self._languages[normalize_language(lang)]
-        result = self._parse(text, language, _Frame(self._now(now), last_item))
+        frame = _Frame(self._now(now), last_item)
+        result = self._parse(text, language, frame, buying=True)
+        if not _buys(result) and says_why_bought(text, language.lexicon):
+            # "remind me at five to tell john we're out": why an item is bought is no
+            # filler of another request, but what it says ("... at five to tell john
+            # we're out" is to tell john that), unless they read as a request to buy
+            said = self._parse(text, language, frame)
+            if not result.commands or (said.commands and not _buys(said)):
+                result = said
+        corrected = self._corrected(text, language, frame, result)
+        if corrected is not None:  # "add milk, no wait, oat milk": asked, as corrected
+            result = corrected
         if self._log_texts:
             _LOGGER.debug(
                 "parse %r (%s) -> %s %s",
@@ -178,7 +197,59 @@ class IntentParser:
                 return when.time
         return None
 
-    def _parse(self, text: str, language: _Language, frame: _Frame) -> ParseResult:
+    def _corrected(
+        self, text: str, language: _Language, frame: _Frame, result: ParseResult
+    ) -> ParseResult | None:
+        """A request to buy, take off or cross off an item corrected as it is said ("add
+        milk, no wait, oat milk", "add two apples, actually three"), as corrected: the
+        words after the correction's markers said as a request again, or as its item
+        ("oat milk"), or as an amount of its one item ("three"). Only ever asked (and
+        ``negated``: no other reading of the words may stand in for it). None when
+        ``text`` says no correction, or when ``result`` has commands that do not hold
+        its markers ("add milk, actually add eggs too": two items)."""
+        lexicon = language.lexicon
+        said = correction(text, lexicon)
+        if said is None or (result.commands and not _holds_words(result.commands, said.markers)):
+            return None
+        first = self._parse(said.before, language, frame, buying=True)
+        actions = {c.action for c in first.commands}
+        if first.negated or len(actions) != 1 or not actions <= lexicon.corrections.again.keys():
+            return None  # "remind me to call mom, no, dad": said again, never half read
+        action = actions.pop()
+        again = lexicon.corrections.again[action]
+        readings: list[tuple[str, str | None]] = [
+            (said.after, None),
+            (again.format(said.after), None),
+        ]
+        item = getattr(first.commands[0], "item", None) if len(first.commands) == 1 else None
+        if isinstance(item, str):
+            forms = lexicon.corrections.amount
+            amounts = [again.format(f.format(amount=said.after, item=item)) for f in forms]
+            readings += [(amount, item) for amount in amounts]
+        fresh = _Frame(frame.now)  # the item the correction is of is said, not recalled
+        for reading, of in readings:
+            read = self._parse(reading, language, fresh, buying=True)
+            commands = read.commands
+            if not commands or read.negated or not all(c.changes_state for c in commands):
+                continue
+            if reading != said.after and {c.action for c in commands} != {action}:
+                continue
+            if of is not None and [item_key(getattr(c, "item", "")) for c in commands] != [
+                item_key(of)
+            ]:
+                continue  # "three liters" of milk: of the milk, or no reading
+            if of is not None and getattr(commands[0], "unit", "") is None:
+                # "add two cans of beans, no, three": three cans
+                unit = getattr(first.commands[0], "unit", None)
+                commands = (commands[0].model_copy(update={"unit": unit}),)
+                read = replace(read, command=commands[0], commands=commands)
+            return replace(read, ask=True, negated=True, ask_time=None)
+        return None
+
+    def _parse(
+        self, text: str, language: _Language, frame: _Frame, *, buying: bool = False
+    ) -> ParseResult:
+        """``buying``: why an item is bought, said last, is left out (``prepare``)."""
         if len(text) > MAX_CHARS:
             return ParseResult(None, None, Reason.TOO_LONG)
         # A stated preference first: "I don't like coffee" is a statement, not a
@@ -186,18 +257,18 @@ class IntentParser:
         statement = statement_command(text, language.lexicon.language)
         if statement is not None:
             return ParseResult(statement, statement.action, None, None, (statement,))
-        utterance = prepare(text, language.lexicon)
+        utterance = prepare(text, language.lexicon, buying=buying)
         if utterance == NEGATED:
-            return self._parse_negated(text, language, frame)
+            return self._parse_negated(text, language, frame, buying=buying)
         if isinstance(utterance, str):
             return ParseResult(None, None, utterance)
         result = self._match(language.templates.matcher, utterance, language, frame)
         if len(result.commands) > 1 or result.reason == Reason.TWO_REQUESTS:
-            return self._clauses(utterance, language, frame) or result
+            return self._clauses(utterance, language, frame, buying=buying) or result
         if result.reason == Reason.NOT_UNDERSTOOD:
             # "don't forget to call mom at 5": "call mom at 5" means nothing, "remember
             # to call mom at 5" a reminder ("... to call mom": one asked when)
-            read = prepare(text, language.lexicon, read_exempt=True)
+            read = prepare(text, language.lexicon, read_exempt=True, buying=buying)
             if isinstance(read, Utterance) and read.folded != utterance.folded:
                 reading = self._match(language.templates.matcher, read, language, frame)
                 if reading.reason != Reason.NOT_UNDERSTOOD:
@@ -208,7 +279,7 @@ class IntentParser:
         return result
 
     def _clauses(
-        self, utterance: Utterance, language: _Language, frame: _Frame
+        self, utterance: Utterance, language: _Language, frame: _Frame, *, buying: bool
     ) -> ParseResult | None:
         """One request said as two sentences of one kind, joined: "we need milk and we
         need bread", "add milk, and put eggs on the list too", "Add milk. Add eggs."
@@ -232,7 +303,7 @@ class IntentParser:
             action = _item_action(left.commands)
             if action is None:
                 continue
-            right = self._parse(original[word.end :], language, frame)
+            right = self._parse(original[word.end :], language, frame, buying=buying)
             if not right.negated and _item_action(right.commands) == action:
                 commands = (*left.commands, *right.commands)
                 ask = left.ask or right.ask
@@ -241,11 +312,13 @@ class IntentParser:
                 )
         return None
 
-    def _parse_negated(self, text: str, language: _Language, frame: _Frame) -> ParseResult:
+    def _parse_negated(
+        self, text: str, language: _Language, frame: _Frame, *, buying: bool
+    ) -> ParseResult:
         """A request said with a negation: refused, unless it is one of the sentences
         that say one themselves ("we don't need bread anymore"), always only asked."""
         negated_matcher = language.templates.negated_matcher
-        utterance = prepare(text, language.lexicon, negated=True)
+        utterance = prepare(text, language.lexicon, negated=True, buying=buying)
         if negated_matcher is None or isinstance(utterance, str):
             return ParseResult(None, None, NEGATED)
         result = self._match(negated_matcher, utterance, language, frame)
@@ -286,6 +359,20 @@ class IntentParser:
         intent = candidate.intent if "." in candidate.intent else None  # not "unknown_list"
         template = language.templates.as_written(candidate.template)
         return ParseResult(None, intent, outcome.reason, template)
+
+
+def _holds_words(commands: tuple[Command, ...], words: frozenset[str]) -> bool:
+    """True if an item or a title of ``commands`` holds one of ``words`` (folded)."""
+    for command in commands:
+        for name in (getattr(command, "item", None), getattr(command, "title", None)):
+            if isinstance(name, str) and words & {w.key for w in words_of(name)}:
+                return True
+    return False
+
+
+def _buys(result: ParseResult) -> bool:
+    """True if ``result`` is a request to buy, or one refused ("add to the list")."""
+    return _BUY in (result.intent, _item_action(result.commands))
 
 
 def _item_action(commands: tuple[Command, ...]) -> str | None:

@@ -351,6 +351,10 @@ def _outcome(s: _Sentence) -> list[str]:
     elif v.status == "needs_confirmation":
         if not s.text.rstrip().endswith("?"):
             problems.append("a confirmation must be a question")
+        said = [n.value for n in s.numbers]
+        if any(i.quantity is not None and not _has(said, i.quantity) for i in v.items):
+            # "Did you want to add apples?" for three apples: a yes adds three
+            problems.append("does not say the quantity asked about")
         claims = _claim_only(s.lang)
         problems += [f"claims it was done: {t.text!r}" for t in s.tokens if t.text in claims]
     else:

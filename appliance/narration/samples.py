@@ -112,6 +112,9 @@ def samples(now: dt.datetime, names: Names = ENGLISH) -> dict[str, Receipt]:
                                      items=[item(n.unit_item, 1, "kg")]),
         "add_invalid": receipt("shopping.add", "rejected", "invalid_item"),
         "add_confirm": receipt("shopping.add", "needs_confirmation", proposed=proposed),
+        "add_confirm_amount": receipt(
+            "shopping.add", "needs_confirmation",
+            proposed={"action": "shopping.add", "item": n.item_plural, "quantity": 3}),
         "add_db_down": receipt("shopping.add", "rejected",
                                "database_unavailable: timeout; nothing was changed"),
         "add_db_unknown": receipt(

@@ -1476,7 +1476,7 @@ def with_courtesy(text: str, other: str, lang: str) -> str:
     from appliance.intents.lexicon import load_lexicon
     from appliance.intents.text import fold
 
-    fillers = load_lexicon(lang).fillers
+    fillers = load_lexicon(lang).buying_fillers
     tail = _filler_tail(fold(other), fillers)
     if not tail or _filler_tail(fold(text), fillers) == tail:
         return text

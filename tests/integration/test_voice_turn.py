@@ -12,7 +12,8 @@ import contextlib
 import dataclasses
 import time
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
+from typing import Any
 
 import pytest
 
@@ -35,6 +36,18 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 async def _discard(text: str, rate: int, chunks: AsyncIterator[bytes]) -> None:
     async for _ in chunks:
         pass
+
+
+def _recording(
+    spoken: list[str],
+) -> Callable[[str, int, AsyncIterator[bytes]], Coroutine[Any, Any, None]]:
+    """A speech sink that keeps the text of each sentence the turn speaks in ``spoken``."""
+
+    async def sink(text: str, rate: int, chunks: AsyncIterator[bytes]) -> None:
+        spoken.append(text)
+        await _discard(text, rate, chunks)
+
+    return sink
 
 
 async def _feed_paced(turn: VoiceTurn, pcm: bytes) -> None:
@@ -119,11 +132,7 @@ async def test_words_said_to_the_list_that_ask_nothing_are_not_understood(
 ) -> None:
     service = ActionService(database, settings, Topics())
     said: list[str] = []
-
-    async def sink(text: str, rate: int, chunks: AsyncIterator[bytes]) -> None:
-        said.append(text)
-        await _discard(text, rate, chunks)
-
+    sink = _recording(said)
     turn = _turn(voice_engines, service)
     turn.start()
     await _feed_paced(
@@ -703,3 +712,30 @@ async def test_the_larger_model_does_not_act_on_an_item_only_its_beam_and_the_ve
     # With the household's items last in its bias, as a run of words, its beam also
     # named the tea; with them first, as a list, it names none: either way, no action.
     assert second is None, second
+
+
+@pytest.mark.parametrize(
+    ("said", "asked"),
+    [
+        ("Add milk to the shopping list. No, wait, oat milk.", "oat milk"),
+        # the question says the amount: "Did you want to add apples?" was let through
+        ("Add two apples to the list. Sorry, I mean three.", "3 apples"),
+    ],
+)
+async def test_a_request_corrected_as_it_is_said_changes_nothing_and_asks_as_corrected(
+    voice_engines: Engines, settings: Settings, database: Database, said: str, asked: str
+) -> None:
+    """Said with its correction, neither the first request nor the corrected one runs
+    (the verifier's grammar has no "no, wait": it hears one of them); the question is
+    about the corrected one. Before, the turn refused the request, as if it had said
+    "don't"."""
+    service = ActionService(database, settings, Topics())
+    spoken: list[str] = []
+    sink = _recording(spoken)
+    turn = _turn(voice_engines, service)
+    turn.start()
+    await _feed_paced(turn, speech.pad(speech.piper(said, **speech.FIXED), 300, 1500))
+    result = await turn.run(sink)
+    assert result.decision == "confirm", result.transcripts
+    assert any(asked in text for text in spoken), (spoken, result.transcripts)
+    assert await ActionService(database, settings, Topics()).known_items("household") == []

@@ -662,6 +662,23 @@ def test_a_removal_said_with_a_negation_is_asked_and_never_read_without_it(
     assert unknown.commands == (c.ShoppingRemove(item="kale chips"),)
 
 
+def test_a_request_corrected_as_it_is_said_is_asked_about_as_corrected(
+    parser: IntentParser,
+) -> None:
+    """ "Add milk. No, wait, oat milk.": never run, whatever the verifier heard (its
+    grammar has no "no wait": it hears "add milk", or the corrected request), and asked
+    about as corrected; a reading of Whisper's beam without the correction never agrees
+    with the verifier's first request."""
+    said = "Add milk. No, wait, oat milk."
+    for verifier in ("add milk", "add oat milk", ""):
+        result = gate(parser, said, verifier, alternatives=["Add milk."])
+        assert result.decision == "confirm", verifier
+        assert result.commands == (c.ShoppingAdd(item="oat milk"),), verifier
+    amount = gate(parser, "Add two apples, actually three.", "add two apples")
+    assert amount.decision == "confirm"
+    assert amount.commands == (c.ShoppingAdd(item="apples", quantity=3),)
+
+
 def test_words_that_sound_the_same_take_the_verifiers_spelling_of_its_items(
     parser: IntentParser,
 ) -> None:

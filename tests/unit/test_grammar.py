@@ -467,6 +467,45 @@ def test_why_an_item_comes_off_the_list_said_after_it(
 
 
 @pytest.mark.parametrize(
+    ("lang", "reminder", "title", "bought"),
+    [
+        ("en", "remind me tomorrow at five to tell john", "tell john",
+         ["buy milk", "we need eggs", "add coffee to the list", "get me some bread"]),
+        ("pt", "me lembra amanhã às cinco de avisar o joão", "avisar o joão",
+         ["compra leite", "precisamos de ovos", "coloca café na lista"]),
+    ],
+)  # fmt: skip
+def test_why_an_item_is_bought_is_no_part_of_another_request(
+    parser: IntentParser, lang: str, reminder: str, title: str, bought: list[str]
+) -> None:
+    """Why an item is bought ("we're almost out", "que acabou") is left out of a request
+    to buy, said after its item or after the list, but is what was said anywhere else:
+    it was a filler of every request, and a reminder's title lost it ("remind me at
+    five to tell john we're out" was to "tell john"). Said alone after "add to the
+    list", it is no item either."""
+    now = dt.datetime(2026, 3, 2, 9, 0, tzinfo=dt.UTC)
+    reasons = list(_random_phrases(build_grammar(lang).rules, REASON, 100))
+    assert len(reasons) >= 6
+    for request in bought:
+        plain = parser.parse(request, lang=lang, now=now).commands
+        assert plain and plain[0].action == "shopping.add", request
+        for reason in reasons:
+            for text in (f"{request} {reason}", f"{request}, {reason}"):
+                assert parser.parse(text, lang=lang, now=now).commands == plain, text
+    for reason in reasons:
+        text = f"{reminder} {reason}"
+        commands = parser.parse(text, lang=lang, now=now).commands
+        assert [getattr(c, "title", None) for c in commands] == [f"{title} {reason}"], text
+    if lang == "en":
+        empty = parser.parse("add to the list, we're almost out", lang=lang, now=now)
+        assert (empty.intent, empty.reason, empty.commands) == (
+            "shopping.add",
+            "missing_slot:item",
+            (),
+        )
+
+
+@pytest.mark.parametrize(
     ("lang", "needs", "others"),
     [
         ("en", ["we need milk", "we're gonna need two liters of milk",
@@ -1043,3 +1082,18 @@ def test_a_portuguese_choice_opens_its_units_and_times() -> None:
     assert noon.accepts(reminder.replace("amanhã", "hoje"))
     day = pt.choice("marca dentista dia cinco de março", [])
     assert day is not None and day.accepts("marca dentista dia quinze de maio")
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_no_word_of_a_correction_is_an_item_the_verifier_knows(lang: str) -> None:
+    """A correction's markers ("sorry", "wait", "quer dizer") start a correction
+    anywhere in a request: none may be an item ("pera" is a pear, and no marker)."""
+    from appliance.intents.lexicon import load_lexicon
+    from appliance.intents.text import fold
+
+    markers = load_lexicon(lang).raw["corrections"]
+    said = {fold(p) for p in [*markers["markers"], *markers.get("before_comma", ())]}
+    words = {w for phrase in said for w in phrase.split()}
+    items = {fold(name) for name in groceries(lang)}
+    assert len(items) > 300
+    assert not (said | words) & items

@@ -366,9 +366,7 @@ def test_how_much_of_an_item(text: str, expected: Command) -> None:
         ("make that three apples and two pears", "two_requests"),
         ("make it three pm", "not_understood"),
         # corrected as it is said, the opener after the request: never half of it run
-        ("add two apples, actually make that three", "negated"),
-        ("add two apples, make that three", "negated"),  # no item "make that three"
-        ("add milk, make it two liters", "negated"),
+        # (a request to buy corrected is asked about: test_a_request_corrected_...)
         ("make it three apples, I mean four", "negated"),
         ("never mind, make that three apples", "negated"),
     ],
@@ -1571,13 +1569,9 @@ def test_move_to_something_that_is_not_a_date() -> None:
         "don't cancel the dentist tomorrow",
         "let's not add milk",
         "just don't add milk",
-        # corrected as it was said: never half of it run, never "I mean eggs" an item
-        "add milk, I mean eggs",
+        # corrected as it was said: never half of it run (a request to buy, take off
+        # or cross off is asked about as corrected: test_a_request_corrected_...)
         "remind me to call mom at 5, I mean 6",
-        "add milk or rather oat milk",
-        "add milk, actually make that oat milk",
-        "add two liters of milk, or make that three",
-        "put eggs on the list, change that to a dozen",
     ],
 )
 def test_negations_do_nothing(text: str) -> None:
@@ -1690,3 +1684,75 @@ def test_a_stated_preference_is_a_memory_command(text: str, stance: str, subject
     assert result.command is not None and result.command.action == "memory.add"
     assert (result.command.stance, result.command.subject) == (stance, subject)  # type: ignore[union-attr]
     assert result.command.changes_state
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("add milk, no wait, oat milk", [ShoppingAdd(item="oat milk")]),
+        ("Add milk. No, oat milk.", [ShoppingAdd(item="oat milk")]),
+        # never "I mean eggs", "make that three" an item
+        ("add milk, I mean eggs", [ShoppingAdd(item="eggs")]),
+        ("add milk or rather oat milk", [ShoppingAdd(item="oat milk")]),
+        ("add milk, actually make that oat milk", [ShoppingAdd(item="oat milk")]),
+        ("add two apples, make that three", [ShoppingAdd(item="apples", quantity=3)]),
+        ("add milk, make it two liters", [ShoppingAdd(item="milk", quantity=2, unit="l")]),
+        (
+            "add two liters of milk, or make that three",
+            [ShoppingAdd(item="milk", quantity=3, unit="l")],
+        ),
+        (
+            "put eggs on the list, change that to a dozen",
+            [ShoppingAdd(item="eggs", quantity=1, unit="dozen")],
+        ),
+        ("add two cans of beans, no, three", [ShoppingAdd(item="beans", quantity=3, unit="can")]),
+        ("add milk to the list, sorry, I mean oat milk", [ShoppingAdd(item="oat milk")]),
+        ("add milk oops oat milk", [ShoppingAdd(item="oat milk")]),
+        ("add milk, no wait, add eggs", [ShoppingAdd(item="eggs")]),
+        ("add eggs, no, sorry, remove eggs", [ShoppingRemove(item="eggs")]),
+        ("add two apples, actually three", [ShoppingAdd(item="apples", quantity=3)]),
+        ("add two apples, actually make that three", [ShoppingAdd(item="apples", quantity=3)]),
+        (
+            "add two liters of milk, no, three liters",
+            [ShoppingAdd(item="milk", quantity=3, unit="l")],
+        ),
+        ("take the eggs off the list, sorry, the bread", [ShoppingRemove(item="bread")]),
+        ("cross off the milk, I mean the eggs", [ShoppingComplete(item="eggs")]),
+        (
+            "add milk and eggs, no wait, oat milk and eggs",
+            [ShoppingAdd(item="oat milk"), ShoppingAdd(item="eggs")],
+        ),
+    ],
+)
+def test_a_request_corrected_as_it_is_said_is_asked_as_corrected(
+    text: str, expected: list[Command]
+) -> None:
+    """Said with its correction, a request was refused (a negation: "no", "I mean") or
+    read with the correction's words as items ("milk", "sorry", "oat milk"). It is only
+    ever asked about, as corrected: the words after the correction are the request said
+    again, its item, or an amount of its one item."""
+    result = parse(text)
+    assert list(result.commands) == expected
+    assert result.ask and result.negated
+
+
+@pytest.mark.parametrize(
+    ("text", "commands"),
+    [
+        # nothing after the correction, or what follows it calls the request off
+        ("add milk, no wait", []),
+        ("add milk, I mean, never mind", []),
+        ("add milk, sorry, I don't want it", []),
+        # a correction of no item request: said again, never half read
+        ("remind me at five to call mom, no, at six", []),
+        # "no" without a comma, and the markers' words in what a request says
+        ("add milk no sugar", []),
+        ("add milk, actually add eggs too", [ShoppingAdd(item="milk"), ShoppingAdd(item="eggs")]),
+    ],
+)
+def test_what_is_no_correction_of_an_item_request(text: str, commands: list[Command]) -> None:
+    result = parse(text)
+    assert list(result.commands) == commands
+    assert not result.ask
+    said = parse("remind me to say sorry to john at 5").commands
+    assert [getattr(c, "title", None) for c in said] == ["say sorry to john"]

@@ -234,7 +234,8 @@ def test_how_much_of_an_item(text: str, expected: Command) -> None:
 
 def test_a_request_corrected_as_it_is_said_is_not_run() -> None:
     result = parse("adiciona duas maçãs, muda pra três")  # nenhum item "muda pra três"
-    assert (result.commands, result.reason) == ((), "negated")
+    assert result.commands == (ShoppingAdd(item="maçãs", quantity=3),)
+    assert result.ask and result.negated  # perguntado, nunca executado
 
 
 def test_how_much_of_the_item_last_talked_about() -> None:
@@ -796,9 +797,9 @@ def test_agenda_changes(text: str, expected: Command) -> None:
         "esquece",
         "cancela isso",
         "não cancela o dentista",
-        # corrigido enquanto era dito: nunca a metade, nunca um item "quer dizer ovos"
-        "põe leite, quer dizer, ovos",
-        "adiciona leite ou melhor leite de aveia",
+        # corrigido enquanto era dito: nunca a metade (um pedido de compra corrigido é
+        # perguntado como corrigido: test_um_pedido_corrigido_...)
+        "me lembra de ligar pra mãe às cinco, quer dizer, às seis",
     ],
 )
 def test_negations_do_nothing(text: str) -> None:
@@ -955,3 +956,37 @@ def test_uma_preferencia_dita_depois_de_lembra_que() -> None:
     assert [(c.action, getattr(c, "stance", None)) for c in result.commands] == [
         ("memory.add", "likes")
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("põe leite, não, espera, leite de aveia", [ShoppingAdd(item="leite de aveia")]),
+        # nunca um item "quer dizer ovos"
+        ("põe leite, quer dizer, ovos", [ShoppingAdd(item="ovos")]),
+        ("adiciona leite ou melhor leite de aveia", [ShoppingAdd(item="leite de aveia")]),
+        ("adiciona duas maçãs, quer dizer, três", [ShoppingAdd(item="maçãs", quantity=3)]),
+        ("adiciona duas maçãs, muda pra três", [ShoppingAdd(item="maçãs", quantity=3)]),
+        (
+            "adiciona dois litros de leite, não, três litros",
+            [ShoppingAdd(item="leite", quantity=3, unit="l")],
+        ),
+        ("tira os ovos da lista, quer dizer, o pão", [ShoppingRemove(item="pão")]),
+        ("risca o leite, ou melhor, os ovos", [ShoppingComplete(item="ovos")]),
+        ("adiciona leite, não espera, adiciona ovos", [ShoppingAdd(item="ovos")]),
+    ],
+)
+def test_um_pedido_corrigido_enquanto_e_dito_e_perguntado_como_corrigido(
+    text: str, expected: list[Command]
+) -> None:
+    result = parse(text)
+    assert list(result.commands) == expected
+    assert result.ask and result.negated
+
+
+def test_o_que_nao_e_correcao() -> None:
+    assert not parse("adiciona leite, deixa pra lá").commands
+    # "pera" é uma fruta, nunca uma correção
+    said = parse("coloca arroz, pera, feijão")
+    assert [getattr(c, "item", None) for c in said.commands] == ["arroz", "pera", "feijão"]
+    assert not said.ask

@@ -40,6 +40,8 @@ GOOD_EN: list[tuple[str, str]] = [
     ("add_unit_conflict", "Rice is already on the list as 1 kilo, so I didn't change it."),
     ("add_confirm", "Did you want to add oat milk?"),
     ("add_confirm", "Did you want me to add oat milk to your list?"),
+    ("add_confirm_amount", "Did you want to add 3 eggs?"),
+    ("add_confirm_amount", "Should I add three eggs to the list?"),
     ("add_db_down", "Sorry, I couldn't reach the database, so nothing was changed."),
     ("remove", "I removed milk from your shopping list."),
     ("remove", "I took milk off the list."),
@@ -115,6 +117,8 @@ BAD_EN: list[tuple[str, str, str]] = [
     ("list", "You have 3 items on your list: milk and eggs.", "does not name: bread"),
     ("list_long", "You have 11 items: milk, eggs and 9 more.", "does not name"),
     ("add_confirm", "Did you want to add milk?", "does not name: oat milk"),
+    # a yes adds three: the question says so
+    ("add_confirm_amount", "Did you want to add eggs?", "does not say the quantity asked about"),
     ("next", "Your next appointment is tomorrow at 3 PM.", "does not name: dentist"),
     ("next", "Your next appointment is the dentist.", "does not say the time"),
     ("agenda_add_all_day", "I added the dentist to your agenda.", "does not say the day"),
