@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 
 from hassil import Intents
 
-from appliance.actions.items import item_key
+from appliance.actions.items import UNIT_BY_ALIAS, item_key
 from appliance.intents.dateparse import DateparserFallback
 from appliance.intents.dates import DateGrammar
 from appliance.intents.gate import (
@@ -24,7 +24,7 @@ from appliance.intents.handlers import HANDLERS, Context, Outcome, Reason, state
 from appliance.intents.lexicon import LANGUAGES, Lexicon, load_lexicon
 from appliance.intents.matching import Candidate, match
 from appliance.intents.templates import TemplateSet, load_templates
-from appliance.intents.text import Utterance, Word, words_of
+from appliance.intents.text import Utterance, Word, fold, words_of
 from appliance.protocol.commands import Command
 from appliance.protocol.receipts import ASK, ASK_TIME, PART
 
@@ -234,6 +234,8 @@ class IntentParser:
                 continue
             if reading != said.after and {c.action for c in commands} != {action}:
                 continue
+            if of is None and item is not None and _only_units(commands):
+                continue  # "a bag of rice, no, two bags": two bags of the rice
             if of is not None and [item_key(getattr(c, "item", "")) for c in commands] != [
                 item_key(of)
             ]:
@@ -359,6 +361,12 @@ class IntentParser:
         intent = candidate.intent if "." in candidate.intent else None  # not "unknown_list"
         template = language.templates.as_written(candidate.template)
         return ParseResult(None, intent, outcome.reason, template)
+
+
+def _only_units(commands: tuple[Command, ...]) -> bool:
+    """True if the item of each of ``commands`` is a unit's name ("two bags")."""
+    units = {fold(alias) for alias in UNIT_BY_ALIAS}
+    return all(fold(getattr(c, "item", "")) in units for c in commands)
 
 
 def _holds_words(commands: tuple[Command, ...], words: frozenset[str]) -> bool:

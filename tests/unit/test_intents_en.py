@@ -1706,6 +1706,9 @@ def test_a_stated_preference_is_a_memory_command(text: str, stance: str, subject
             [ShoppingAdd(item="eggs", quantity=1, unit="dozen")],
         ),
         ("add two cans of beans, no, three", [ShoppingAdd(item="beans", quantity=3, unit="can")]),
+        # a unit alone is the amount of the item said first, never an item "bags"
+        ("add a bag of rice, no, two bags", [ShoppingAdd(item="rice", quantity=2, unit="bag")]),
+        ("add coffee to the shopping list, oh wait, I mean tea", [ShoppingAdd(item="tea")]),
         ("add milk to the list, sorry, I mean oat milk", [ShoppingAdd(item="oat milk")]),
         ("add milk oops oat milk", [ShoppingAdd(item="oat milk")]),
         ("add milk, no wait, add eggs", [ShoppingAdd(item="eggs")]),
