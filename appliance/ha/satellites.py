@@ -78,7 +78,8 @@ LAST_RECEIPT_ATTRIBUTES_TEMPLATE: Final = (
     "{{ {'action': r.get('action'), 'request_id': r.get('request_id'),"
     " 'reason': r.get('reason'), 'reply': value_json.get('reply'),"
     " 'decision': value_json.get('decision'), 'answer': value_json.get('answer'),"
-    " 'asked_again': value_json.get('asked_again')}"
+    " 'asked_again': value_json.get('asked_again'),"
+    " 'corrected': value_json.get('corrected')}"
     " | to_json }}"
 )
 

@@ -212,6 +212,32 @@ def asks_to_repeat(text: str, lang: str) -> bool:
     return said is not None and any(p in repeat for p in said)
 
 
+_LEADING_NO = {
+    "en": re.compile(r"^\W*(?:(?:uh|um|oh|er|ah)\W+)?(no|nope|nah)\b[\s,.!]*", re.IGNORECASE),
+    "pt": re.compile(r"^\W*(?:(?:é|ah|hã|ih)\W+)?(não|nao)\b[\s,.!]*", re.IGNORECASE),
+}
+
+
+def corrected_request(request: str, answer: str, lang: str) -> str | None:
+    """The request said with the correction a no answer went on to ("Did you want to
+    add milk?" "No, oat milk."): ``request`` (Whisper's words for it), then the answer
+    as its correction ("add milk to the list, no, oat milk"), for the parser to read as
+    corrected. None when ``answer`` is no "no" followed by words, or is a whole no ("no,
+    thanks", "no, never mind")."""
+    key = "pt" if lang.startswith("pt") else "en"
+    found = _LEADING_NO[key].match(answer)
+    if found is None or parse_answer(answer, lang) != "no":
+        return None
+    rest = answer[found.end() :].strip()
+    if (
+        not rest
+        or parse_answer(rest, lang) is not None
+        or rest.casefold().strip(" .!") in _COURTESY[key]
+    ):
+        return None  # "no, no", "no, cancel that", "no thanks"
+    return f"{request.strip().rstrip('.!?')}, {found.group(1)}, {rest}"
+
+
 Again = Literal["repeat", "unsure_yes", "unsure_time"]
 """Why a question is asked once more: the user asked for it ("what?"), or only
 Whisper heard a yes, or (to "what time...?") a time."""

@@ -45,6 +45,7 @@ from appliance.protocol.voice import (
 from appliance.voice.answers import (
     Again,
     ask_again,
+    corrected_request,
     heard_answer,
     parse_answer,
     question_again,
@@ -92,6 +93,9 @@ class _Outcome:
     answer: str | None = None
     asked_again: Again | None = None
     """Why the question was asked once more (``answers.ask_again``), if it was."""
+    corrected: str | None = None
+    """The request id of the proposal a no answer corrected ("No, oat milk."), if one
+    did: the question was then asked about the correction."""
 
 
 @dataclass
@@ -478,6 +482,7 @@ class VoiceSessions:
             "reply": outcome.reply,
             "answer": outcome.answer,
             "asked_again": outcome.asked_again,
+            "corrected": outcome.corrected,
             "milestones_ms": marks,
         }
         topic = Topics(self._prefix).voice_turn(session.site)
@@ -503,12 +508,56 @@ class VoiceSessions:
             await self._wait_played(session)
             heard = await self._hear_answer(session, expect)
             answer = self._read_answer(session, proposal, heard)
+        corrected = None
+        if not answer.runs and expect == "answer" and heard is not None:
+            correction = await self._correction(session, result, proposal, heard)
+            if correction is not None:  # "No, oat milk.": asked about the oat milk
+                corrected, proposal = proposal.request_id, correction
+                session.played.clear()
+                asked = await speak(self._engines, [proposal], lang, self._sink(session))
+                await self._wait_played(session)
+                heard = await self._hear_answer(session, expect)
+                answer = self._read_answer(session, proposal, heard)
         if not answer.runs:
             _LOGGER.info("proposal %s dropped (%s)", proposal.request_id,
                          answer.said or "no answer heard by both engines")  # fmt: skip
-            return _Outcome(proposal, asked, answer.said, why)
+            return _Outcome(proposal, asked, answer.said, why, corrected)
         receipt, reply = await self._run_proposal(session, proposal, answer.commands)
-        return _Outcome(receipt or proposal, reply, answer.said, why)
+        return _Outcome(receipt or proposal, reply, answer.said, why, corrected)
+
+    async def _correction(
+        self, session: _Session, result: TurnResult, proposal: Receipt, heard: TurnResult
+    ) -> Receipt | None:
+        """The proposal a no answer corrected ("Did you want to add milk?" "No, oat
+        milk."), recorded as a question of its own (``needs_confirmation``, its details
+        naming the proposal it ``corrects``); None when the answer corrects nothing.
+
+        Only Whisper hears the correction (the verifier's grammar then has only yes and
+        no): what it proposes is only ever asked about, and runs on a yes from both."""
+        lang = session.turn.lang
+        said = corrected_request(result.transcripts["whisper"], heard.transcripts["whisper"], lang)
+        if said is None:
+            return None
+        parsed = self._engines.parse(lang, None)(said)
+        commands = tuple(getattr(parsed, "commands", ()) or ())
+        proposed = proposal.details.get("proposal", [])
+        if not (getattr(parsed, "ask", False) and getattr(parsed, "negated", False)) or (
+            not commands
+            or any(not c.changes_state for c in commands)
+            or [c.model_dump(mode="json") for c in commands] == proposed
+        ):
+            return None
+        source = Source(kind="voice", site=session.site, user=session.turn.user)
+        details = {
+            "transcripts": heard.transcripts,
+            "decision": "confirm",
+            "gate_reason": "corrected_by_answer",
+            "corrects": proposal.request_id,
+        }
+        request = Request.proposing(f"{proposal.request_id}-corrected", source, commands, details)
+        _LOGGER.info("proposal %s corrected by its answer", proposal.request_id)
+        (done,) = await self._service.execute_batch([request])
+        return done.receipt
 
     async def _hear_answer(self, session: _Session, expect: Expect) -> TurnResult | None:
         """Open the satellite's microphone again and hear its answer (None: none came

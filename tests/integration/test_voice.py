@@ -321,6 +321,50 @@ async def test_a_question_is_asked_once_more_for_a_yes_only_whisper_heard_or_a_w
         assert [c.type for c in sat.controls].count("listen") == 1
 
 
+@pytest.mark.parametrize(("no", "item"), [("No, oat milk.", "oat milk"), ("No, thanks.", None)])
+async def test_a_no_that_corrects_the_question_is_asked_about_as_corrected(
+    voice_node: Node, mosquitto: Mosquitto, no: str, item: str | None
+) -> None:
+    # "Did you want to add tahini?" "No, oat milk.": a no, and what was meant. The
+    # correction (only Whisper hears it: the verifier's grammar then has only yes and
+    # no) is asked about as a question of its own, and runs on a yes from both engines.
+    # A whole no ("No, thanks.") drops the proposal, as before.
+    command = speech.pad(speech.piper("add tahini to the shopping list", **speech.FIXED), 300, 1500)
+    first = speech.pad(speech.piper(no, **speech.FIXED), 300, 1500)
+    reply = speech.pad(speech.piper("yes please", **speech.FIXED), 300, 1500)
+    async with ha_client(mosquitto) as ha, satellite(mosquitto) as sat:
+        session_id, _ = await _asked(ha, sat, command)
+        question = (await sat.wait("speak")).text
+        await sat.wait("listen")
+        sat.controls.clear()
+        await sat.stream(session_id, first)
+        if item is None:
+            await sat.wait("end")
+        else:
+            again = (await sat.wait("speak")).text
+            assert again == f"Did you want to add {item}?" != question
+            corrected = f"voice-{session_id}-corrected"
+            receipt = next(r for r in ha.stream if r["request_id"] == corrected)
+            assert receipt["status"] == "needs_confirmation"
+            assert receipt["details"]["corrects"] == f"voice-{session_id}"
+            assert (await ha.command("shopping.list", {}))["items"] == []  # nothing yet
+            await sat.wait("listen")
+            await sat.stream(session_id, reply)
+            await sat.wait("end")
+        await ha.wait_for(lambda: _report_of(ha, session_id) is not None)
+        report = _report_of(ha, session_id)
+        assert report is not None
+        await asyncio.sleep(0.5)  # receipts on their way arrive (one that must not, would)
+        items = [i["name"] for i in (await ha.command("shopping.list", {}))["items"]]
+        if item is None:
+            assert (report["answer"], report["corrected"], items) == ("no", None, [])
+            assert [c.type for c in sat.controls].count("listen") == 0
+        else:
+            assert (report["answer"], report["corrected"]) == ("yes", f"voice-{session_id}")
+            assert report["receipt"]["request_id"] == f"voice-{session_id}-corrected-yes"
+            assert items == [item]
+
+
 @pytest.mark.parametrize(("answer", "at"), [("ten thirty", dt.time(10, 30)), ("no", None)])
 async def test_a_part_of_the_day_without_a_time_is_asked_what_time(
     voice_node: Node, mosquitto: Mosquitto, answer: str, at: dt.time | None

@@ -8,6 +8,7 @@ from appliance.voice.answers import (
     ask_again,
     asks_to_repeat,
     combine,
+    corrected_request,
     heard_answer,
     parse_answer,
     question_again,
@@ -233,3 +234,44 @@ def test_what_is_said_to_ask_a_question_again() -> None:
     assert question_again("Quer pôr ovos?", "unsure_time", "pt-BR") == (
         "Desculpe, não entendi. Quer pôr ovos?"
     )
+
+
+@pytest.mark.parametrize(
+    ("answer", "lang", "said"),
+    [
+        ("No, oat milk.", "en", "Add milk to the list, No, oat milk."),
+        ("no oat milk", "en", "Add milk to the list, no, oat milk"),
+        ("Uh, nope, the eggs.", "en", "Add milk to the list, nope, the eggs."),
+        ("Não, leite de aveia.", "pt", "Add milk to the list, Não, leite de aveia."),
+        # a whole no corrects nothing
+        ("No.", "en", None),
+        ("No, thanks.", "en", None),
+        ("No, never mind.", "en", None),
+        ("no no", "en", None),
+        ("Não, obrigado.", "pt", None),
+        # nor does anything that is no no
+        ("Yes, oat milk.", "en", None),
+        ("Oat milk.", "en", None),
+    ],
+)
+def test_a_no_followed_by_words_is_the_request_corrected(
+    answer: str, lang: str, said: str | None
+) -> None:
+    assert corrected_request("Add milk to the list.", answer, lang) == said
+
+
+def test_the_request_corrected_by_an_answer_reads_as_corrected() -> None:
+    from appliance.intents import IntentParser
+    from appliance.protocol.commands import ShoppingAdd
+
+    parser = IntentParser()
+    for answer, expected in [
+        ("No, oat milk.", ShoppingAdd(item="oat milk")),
+        ("No, I said oat milk.", ShoppingAdd(item="oat milk")),
+        ("Nope, three.", ShoppingAdd(item="milk", quantity=3)),
+    ]:
+        said = corrected_request("Add milk to the list.", answer, "en")
+        assert said is not None
+        result = parser.parse(said, lang="en")
+        assert result.commands == (expected,), answer
+        assert result.ask and result.negated

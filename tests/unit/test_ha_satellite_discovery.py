@@ -202,6 +202,7 @@ def _report(**changes: Any) -> str:
         "reply": "Added milk.",
         "answer": None,
         "asked_again": None,
+        "corrected": None,
         "milestones_ms": {"wake_claim": 0.0},
     }
     report.update(changes)
@@ -236,6 +237,7 @@ def test_last_receipt() -> None:
         "decision": "act",
         "answer": None,
         "asked_again": None,
+        "corrected": None,
     }
     asked = _report(
         receipt={
@@ -250,4 +252,6 @@ def test_last_receipt() -> None:
     assert _render(LAST_RECEIPT_VALUE_TEMPLATE, asked) == "needs_confirmation"
     attributes = json.loads(_render(LAST_RECEIPT_ATTRIBUTES_TEMPLATE, asked))
     assert (attributes["answer"], attributes["asked_again"]) == ("no", "unsure_yes")
+    corrected = json.loads(_render(LAST_RECEIPT_ATTRIBUTES_TEMPLATE, _report(corrected="voice-x")))
+    assert corrected["corrected"] == "voice-x"  # "Did you want ...?" "No, oat milk."
     assert _render(LAST_RECEIPT_VALUE_TEMPLATE, _report(receipt=None)) == "None"
