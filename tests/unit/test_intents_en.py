@@ -538,6 +538,10 @@ def test_shopping_list_and_clear(text: str, expected: Command) -> None:
         ("have I got eggs on my list", "eggs"),
         ("did I add milk", "milk"),
         ("did you add the eggs already", "eggs"),
+        # asked to look: never "check off" an item "if milk is"
+        ("check if milk is on the list", "milk"),
+        ("see if we have eggs on the shopping list", "eggs"),
+        ("have I added milk", "milk"),
     ],
 )
 def test_one_item_on_the_list(text: str, item: str) -> None:

@@ -314,6 +314,8 @@ def test_shopping_list_and_clear(text: str, expected: Command) -> None:
         ("quanto leite a gente precisa comprar", "leite"),
         ("já coloquei leite na lista", "leite"),
         ("quanto de leite eu preciso", "leite"),
+        ("vê se tem leite na lista", "leite"),
+        ("confere se o café está na lista", "café"),
     ],
 )
 def test_one_item_on_the_list(text: str, item: str) -> None:
