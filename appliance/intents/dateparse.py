@@ -3,7 +3,7 @@
 Only used for a ``{when}`` slot that must be a date and nothing else (agenda list,
 agenda move), and only when the phrase names a day and a month explicitly
 (``REQUIRE_PARTS``). dateparser reads a missing time as midnight, so midnight
-counts as "no time".
+counts as "no time"; a date it counted from now ("next week") is none.
 """
 
 from __future__ import annotations
@@ -52,6 +52,10 @@ class DateparserFallback:
         if data.date_obj is None:
             return None
         value = data.date_obj.replace(tzinfo=None)
+        if value.time() == base.time() and value != base:
+            # counted from now ("next week", "next month": now's time, seconds and all):
+            # no day or time that was said; the grammar reads what it can of those
+            return None
         today = base.date()
         if not today <= value.date() <= today + _HORIZON:
             return None

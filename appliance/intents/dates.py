@@ -366,7 +366,8 @@ class DateGrammar:
     def _in_days(self, g: Mapping[str, str], today: dt.date) -> tuple[dt.date | None, str | None]:
         w = self._words
         count = 1 if g["in_n"] in w.one_words else int(g["in_n"])
-        return today + dt.timedelta(days=count * w.day_units[g["in_unit"]]), None
+        start = w.relative_days[g["in_rel"]] if "in_rel" in g else 0  # "... from tomorrow"
+        return today + dt.timedelta(days=start + count * w.day_units[g["in_unit"]]), None
 
     def _numeric_date(self, text: str, today: dt.date) -> dt.date | None:
         if "-" in text:

@@ -1763,3 +1763,30 @@ def test_what_is_no_correction_of_an_item_request(text: str, commands: list[Comm
     assert not result.ask
     said = parse("remind me to say sorry to john at 5").commands
     assert [getattr(c, "title", None) for c in said] == ["say sorry to john"]
+
+
+@pytest.mark.parametrize(
+    ("text", "title", "start"),
+    [
+        # counted from a day: "a week from today" was today, its "week" in the title
+        ("remind me a week from today to call mom", "call mom", dt.date(2026, 12, 7)),
+        ("remind me two weeks from now to renew the passport", "renew the passport",
+         dt.date(2026, 12, 14)),
+        ("add the dentist a week from tomorrow at 3 pm", "dentist", at(12, 8, 15)),
+        ("add the dentist 3 days from tomorrow at 3 pm", "dentist", at(12, 4, 15)),
+    ],
+)  # fmt: skip
+def test_a_day_counted_from_today_or_tomorrow(
+    text: str, title: str, start: dt.date | dt.datetime
+) -> None:
+    assert_command(text, AgendaAdd(title=title, start=start))
+
+
+@pytest.mark.parametrize(
+    "text", ["move the dentist to next week", "push the dentist to next month"]
+)
+def test_a_move_to_a_week_or_a_month_asks_which_day(text: str) -> None:
+    """dateparser counted "next week" from now, seconds and all: the dentist was moved to
+    next Monday at the minute it was said (10:07:33.25). No day was said: which?"""
+    result = parse(text, now=NOW_WITH_SECONDS)
+    assert (result.commands, result.reason) == ((), "missing_slot:new_start")

@@ -992,3 +992,10 @@ def test_o_que_nao_e_correcao() -> None:
     said = parse("coloca arroz, pera, feijão")
     assert [getattr(c, "item", None) for c in said.commands] == ["arroz", "pera", "feijão"]
     assert not said.ask
+
+
+def test_um_dia_contado_a_partir_de_hoje_ou_de_amanha() -> None:
+    said = parse("me lembra uma semana a partir de hoje de ligar pra mãe").commands
+    assert said == (AgendaAdd(title="ligar pra mãe", start=dt.date(2026, 12, 7)),)
+    said = parse("marca dentista duas semanas a partir de amanhã às três da tarde").commands
+    assert said == (AgendaAdd(title="dentista", start=dt.datetime(2026, 12, 15, 15, tzinfo=SP)),)
