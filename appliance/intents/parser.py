@@ -216,16 +216,8 @@ class IntentParser:
         if first.negated or len(actions) != 1 or not actions <= lexicon.corrections.again.keys():
             return None  # "remind me to call mom, no, dad": said again, never half read
         action = actions.pop()
-        again = lexicon.corrections.again[action]
-        readings: list[tuple[str, str | None]] = [
-            (said.after, None),
-            (again.format(said.after), None),
-        ]
         item = getattr(first.commands[0], "item", None) if len(first.commands) == 1 else None
-        if isinstance(item, str):
-            forms = lexicon.corrections.amount
-            amounts = [again.format(f.format(amount=said.after, item=item)) for f in forms]
-            readings += [(amount, item) for amount in amounts]
+        readings = _correction_readings(said.after, action, item, lexicon)
         fresh = _Frame(frame.now)  # the item the correction is of is said, not recalled
         for reading, of in readings:
             read = self._parse(reading, language, fresh, buying=True)
@@ -361,6 +353,32 @@ class IntentParser:
         intent = candidate.intent if "." in candidate.intent else None  # not "unknown_list"
         template = language.templates.as_written(candidate.template)
         return ParseResult(None, intent, outcome.reason, template)
+
+
+def _correction_readings(
+    after: str, action: str, item: str | None, lexicon: Lexicon
+) -> list[tuple[str, str | None]]:
+    """What a correction (``after``) of a request of ``action`` may say, in order, each
+    with the item it must name (None: any): the request said again ("add oat milk"), its
+    item ("oat milk"), then an amount of its one ``item`` ("three", "three liters"), its
+    first word read as the number Whisper may write for it ("free"; alone, only that)."""
+    again = lexicon.corrections.again[action]
+    readings: list[tuple[str, str | None]] = [(after, None), (again.format(after), None)]
+    if item is None:
+        return readings
+    amounts = [after]
+    first_word, _, rest = after.partition(" ")
+    number = lexicon.amount_homophones.get(fold(first_word).strip(".,!?"))
+    if number is not None:  # "no wait, free": three, with nothing else to say so
+        amounts.append(f"{number} {rest}".strip())
+        if not rest:  # no item "free", nor "for"
+            readings, amounts = [], amounts[1:]
+    forms = lexicon.corrections.amount
+    return readings + [
+        (again.format(f.format(amount=amount, item=item)), item)
+        for amount in amounts
+        for f in forms
+    ]
 
 
 def _only_units(commands: tuple[Command, ...]) -> bool:

@@ -1713,6 +1713,19 @@ def test_a_stated_preference_is_a_memory_command(text: str, stance: str, subject
         # a unit alone is the amount of the item said first, never an item "bags"
         ("add a bag of rice, no, two bags", [ShoppingAdd(item="rice", quantity=2, unit="bag")]),
         ("add coffee to the shopping list, oh wait, I mean tea", [ShoppingAdd(item="tea")]),
+        # as Whisper wrote them (Piper, flite, espeak-ng): "no wait" as "no way" or "no
+        # weight", a "no" without its comma, "three" as "free", "four" as "for"
+        ("Add milk, no way, oat milk.", [ShoppingAdd(item="oat milk")]),
+        ("Add onions, no garlic.", [ShoppingAdd(item="garlic")]),
+        (
+            "Add two bottles of water, no weight, free.",
+            [ShoppingAdd(item="water", quantity=3, unit="bottle")],
+        ),
+        (
+            "Add three cans of tomatoes, no way for.",
+            [ShoppingAdd(item="tomatoes", quantity=4, unit="can")],
+        ),
+        ("Add a jar of honey, whoops, peanut butter.", [ShoppingAdd(item="peanut butter")]),
         ("add milk to the list, sorry, I mean oat milk", [ShoppingAdd(item="oat milk")]),
         ("add milk oops oat milk", [ShoppingAdd(item="oat milk")]),
         ("add milk, no wait, add eggs", [ShoppingAdd(item="eggs")]),
@@ -1752,8 +1765,7 @@ def test_a_request_corrected_as_it_is_said_is_asked_as_corrected(
         ("add milk, sorry, I don't want it", []),
         # a correction of no item request: said again, never half read
         ("remind me at five to call mom, no, at six", []),
-        # "no" without a comma, and the markers' words in what a request says
-        ("add milk no sugar", []),
+        # the markers' words in what a request says
         ("add milk, actually add eggs too", [ShoppingAdd(item="milk"), ShoppingAdd(item="eggs")]),
     ],
 )
