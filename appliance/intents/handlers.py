@@ -196,12 +196,7 @@ def _items(
 def _items_of(
     ctx: Context, words: list[Word] | None, trailing: Sequence[Phrase], needed_by: int
 ) -> list[ItemSpec] | Outcome:
-    while words and (size := ends_with(words, trailing)):
-        words = words[:-size]
-    if words and tuple(w.key for w in words) in trailing:
-        return _fail(Reason.missing("item"))  # "add to the list, we're out": what?
-    if words and needed_by:
-        words = list(trim_trailing(words, ctx.lexicon))[:-needed_by]
+    words = _said_item(words or [], trailing, needed_by, ctx.lexicon)
     if not words:
         return _fail(Reason.missing("item"))
     if any(w.key in ctx.lexicon.request_verbs for w in words[:2]):
@@ -226,6 +221,32 @@ def _items_of(
     if not specs or not all(spec.name and _usable(spec.name, ctx.lexicon) for spec in specs):
         return _fail(Reason.missing("item"))
     return specs
+
+
+def _said_item(
+    words: list[Word], trailing: Sequence[Phrase], needed_by: int, lexicon: Lexicon
+) -> list[Word]:
+    """The words that name the items of ``words``: without the ``trailing`` phrases
+    said after them, the day they are needed by (their ``needed_by`` last words, the
+    lexicon's ``item_trailing`` aside) and what they are for ("flour to make bread");
+    none when they are only a trailing phrase ("add to the list, we're out": what?)."""
+    while words and (size := ends_with(words, trailing)):
+        words = words[:-size]
+    if tuple(w.key for w in words) in trailing:
+        return []
+    if words and needed_by:
+        words = list(trim_trailing(words, lexicon))[:-needed_by]
+    return _before_purpose(words, lexicon)
+
+
+def _before_purpose(words: Sequence[Word], lexicon: Lexicon) -> list[Word]:
+    """``words`` up to what the item is for ("flour to make bread": the lexicon's
+    ``purpose_markers``), all of them when they say none after a first word."""
+    keys = [w.key for w in words]
+    for start in range(1, len(keys)):
+        if any(tuple(keys[start : start + len(p)]) == p for p in lexicon.purpose_markers):
+            return list(words[:start])
+    return list(words)
 
 
 def _build(factory: Callable[[ItemSpec], Command], specs: Sequence[ItemSpec]) -> Outcome:
@@ -253,9 +274,12 @@ def _needed_by(ctx: Context) -> int:
 def _said_after_the_list(ctx: Context) -> bool:
     """True if the words said after the list ("add eggs to the list for saturday",
     the ``when`` slot) only say what or when the items are needed for: the lexicon's
-    ``item_trailing`` ("for the weekend") or a day after a marker (``_day_needed``)."""
+    ``item_trailing`` ("for the weekend"), a purpose ("to make a cake") or a day after
+    a marker (``_day_needed``)."""
     item, after = ctx.words("item") or [], ctx.words("when") or []
     words = trim_trailing([*item, *after], ctx.lexicon)
+    if len(_before_purpose(words, ctx.lexicon)) <= len(item):
+        return True  # "... to the list to make a cake", "... pra fazer bolo"
     return len(words) <= len(item) or _day_needed(ctx, words) == len(words) - len(item)
 
 

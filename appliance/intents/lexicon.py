@@ -193,6 +193,8 @@ class Lexicon:
     another: frozenset[str]
     """Phrases that say one more of it ("add another one", "adiciona mais um")."""
     corrections: Corrections
+    purpose_markers: tuple[Phrase, ...]
+    """Words that start what an item is for ("to make bread"): the item ends before."""
     item_trailing: tuple[Phrase, ...]
     needed_by_markers: frozenset[str]
     done_trailing: tuple[Phrase, ...]
@@ -253,7 +255,7 @@ def _raw_words(value: Any, depth: int = 0) -> Iterator[str]:
 
 
 def _corrections(raw: Mapping[str, Any]) -> Corrections:
-    words = phrase_alternation(raw["markers"])
+    words = phrase_alternation(raw["markers"], r"[\s,]+")  # "no, wait"
     commas = phrase_alternation(raw.get("before_comma", ()))
     one = "|".join(
         ([rf"(?:{words})(?![\w'])"] if words else []) + ([rf"(?:{commas})\s*,"] if commas else [])
@@ -386,6 +388,7 @@ def load_lexicon(lang: str) -> Lexicon:
             fold(k): fold(v) for k, v in (raw.get("amount_homophones") or {}).items()
         },
         corrections=_corrections(raw["corrections"]),
+        purpose_markers=_phrases(raw.get("purpose_markers", ())),
         item_trailing=_phrases(raw["item_trailing"]),
         needed_by_markers=_words(raw["needed_by_markers"]),
         done_trailing=_phrases(raw["done_trailing"]),

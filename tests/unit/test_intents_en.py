@@ -691,6 +691,11 @@ def test_when_an_item_is_needed_is_no_part_of_it(text: str, expected: Command) -
         # what for, after the item, and where
         ("we're gonna need eggs for the cake", ShoppingAdd(item="eggs")),
         ("grab milk on your way back", ShoppingAdd(item="milk")),
+        # what it is for, said as a purpose: never an item "flour to make the bread"
+        ("add flour to make the bread", ShoppingAdd(item="flour")),
+        ("buy eggs so we can bake a cake", ShoppingAdd(item="eggs")),
+        ("add eggs to the list to make a cake", ShoppingAdd(item="eggs")),
+        ("buy flour to make bread for friday", ShoppingAdd(item="flour")),
     ],
 )
 def test_what_is_said_around_a_request_is_no_part_of_it(text: str, expected: Command) -> None:

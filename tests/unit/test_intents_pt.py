@@ -368,6 +368,8 @@ def test_emptying_the_whole_list_is_always_asked(text: str) -> None:
         ("o leite acabou", ShoppingAdd(item="leite")),
         ("o café tá acabando", ShoppingAdd(item="café")),
         ("compra pão na volta", ShoppingAdd(item="pão")),
+        ("compra farinha pra fazer pão", ShoppingAdd(item="farinha")),
+        ("coloca ovos na lista pra fazer bolo", ShoppingAdd(item="ovos")),
         ("a gente vai precisar de mais leite amanhã", ShoppingAdd(item="leite")),
     ],
 )
