@@ -112,6 +112,8 @@ class Quantities:
 
     vague: tuple[Phrase, ...]
     words: Mapping[Phrase, float]
+    fractions: Mapping[Phrase, float]
+    """A part of a unit said before it ("a quarter pound", "um quarto de quilo")."""
     half: frozenset[str]
     half_articles: frozenset[str]
     and_a_half: tuple[Phrase, ...]
@@ -405,6 +407,12 @@ def load_lexicon(lang: str) -> Lexicon:
         quantities=Quantities(
             vague=_phrases(quantities["vague"]),
             words={phrase(k): float(v) for k, v in quantities["words"].items()},
+            fractions={
+                phrase(k): float(v)
+                for k, v in sorted(
+                    (quantities.get("fractions") or {}).items(), key=lambda kv: -len(kv[0])
+                )
+            },
             half=_words(quantities["half"]),
             half_articles=_words(quantities["half_articles"]),
             and_a_half=_phrases(quantities["and_a_half"]),

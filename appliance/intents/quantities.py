@@ -132,6 +132,22 @@ def _fixed(words: Sequence[Word], _: Sequence[NumberSpan], q: Quantities) -> _Fo
     return (q.words[tuple(w.key for w in words[:size])], size) if size else None
 
 
+def _fraction(words: Sequence[Word], _: Sequence[NumberSpan], q: Quantities) -> _Found:
+    """A part of one unit: "a quarter pound of ham", "three quarters of a pound of
+    turkey", "um quarto de quilo de presunto"; never without a unit after it."""
+    size = _starts_with(words, 0, tuple(q.fractions))
+    if not size:
+        return None
+    after = size
+    if after < len(words) and words[after].key in q.of:  # "... of a pound", "... de quilo"
+        after += 1
+        if after < len(words) and words[after].key in q.one:
+            after += 1
+    if after < len(words) and words[after].key in _UNITS:
+        return q.fractions[tuple(w.key for w in words[:size])], after
+    return None
+
+
 def _half(words: Sequence[Word], _: Sequence[NumberSpan], q: Quantities) -> _Found:
     one, half = q.one, q.half
     if len(words) > 2 and words[0].key in one and words[1].key in half and words[2].key in _UNITS:
@@ -198,7 +214,7 @@ def _choice(words: Sequence[Word], spans: Sequence[NumberSpan], q: Quantities) -
     return None
 
 
-_QUANTITY_READERS = (_range, _choice, _vague, _fixed, _half, _number, _bare_unit)
+_QUANTITY_READERS = (_range, _choice, _vague, _fixed, _fraction, _half, _number, _bare_unit)
 
 
 def _leading_quantity(

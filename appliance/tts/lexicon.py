@@ -37,6 +37,10 @@ class Noun:
     """Portuguese gender of the noun: numbers before it agree ("duas dúzias")."""
     half: str | None = None
     """How 0.5 of it is said ("half a liter", "meio litro"); None: read 0.5 as a number."""
+    quarter: str | None = None
+    """How 0.25 of it is said ("a quarter pound", "um quarto de quilo"); None: a number."""
+    three_quarters: str | None = None
+    """How 0.75 of it is said ("three quarters of a pound"); None: read as a number."""
     measure: bool = False
     """A measure of something: "of" / "de" joins it to a noun after it ("2 l milk")."""
 
@@ -129,10 +133,31 @@ _EN_MONTH_ABBREVIATIONS = {
     "dec": 12,
 }
 
-_LITER = Noun("liter", "liters", half="half a liter", measure=True)
-_KILO = Noun("kilo", "kilos", half="half a kilo", measure=True)
+_LITER = Noun(
+    "liter",
+    "liters",
+    half="half a liter",
+    measure=True,
+    quarter="a quarter liter",
+    three_quarters="three quarters of a liter",
+)
+_KILO = Noun(
+    "kilo",
+    "kilos",
+    half="half a kilo",
+    measure=True,
+    quarter="a quarter kilo",
+    three_quarters="three quarters of a kilo",
+)
 _GRAM = Noun("gram", "grams", measure=True)
-_POUND = Noun("pound", "pounds", half="half a pound", measure=True)
+_POUND = Noun(
+    "pound",
+    "pounds",
+    half="half a pound",
+    measure=True,
+    quarter="a quarter pound",
+    three_quarters="three quarters of a pound",
+)
 _DOZEN = Noun("dozen", "dozen", half="half a dozen")
 _PACK = Noun("pack", "packs", measure=True)
 _PIECE = Noun("piece", "pieces", measure=True)
@@ -147,6 +172,13 @@ EN = Tables(
     words=Words(point="point", minus="minus", and_="and", to="to", at="at", of="of"),
     units={
         "l": _LITER,
+        # as the narration writes them ("0.25 pounds of ham")
+        "liter": _LITER,
+        "liters": _LITER,
+        "kilo": _KILO,
+        "kilos": _KILO,
+        "pound": _POUND,
+        "pounds": _POUND,
         "lt": _LITER,
         "ltr": _LITER,
         "ml": Noun("milliliter", "milliliters", measure=True),
@@ -282,8 +314,22 @@ _PT_MONTHS = (
     "dezembro",
 )
 
-_LITRO = Noun("litro", "litros", half="meio litro", measure=True)
-_QUILO = Noun("quilo", "quilos", half="meio quilo", measure=True)
+_LITRO = Noun(
+    "litro",
+    "litros",
+    half="meio litro",
+    measure=True,
+    quarter="um quarto de litro",
+    three_quarters="três quartos de litro",
+)
+_QUILO = Noun(
+    "quilo",
+    "quilos",
+    half="meio quilo",
+    measure=True,
+    quarter="um quarto de quilo",
+    three_quarters="três quartos de quilo",
+)
 _GRAMA = Noun("grama", "gramas", measure=True)
 _LIBRA = Noun("libra", "libras", feminine=True, half="meia libra", measure=True)
 _DUZIA = Noun("dúzia", "dúzias", feminine=True, half="meia dúzia", measure=True)
@@ -305,6 +351,11 @@ PT = Tables(
     words=Words(point="vírgula", minus="menos", and_="e", to="a", at="às", of="de"),
     units={
         "l": _LITRO,
+        # como a narração os escreve ("0,25 quilo de presunto")
+        "litro": _LITRO,
+        "litros": _LITRO,
+        "quilo": _QUILO,
+        "quilos": _QUILO,
         "lt": _LITRO,
         "ml": Noun("mililitro", "mililitros", measure=True),
         "cl": Noun("centilitro", "centilitros", measure=True),

@@ -245,8 +245,12 @@ def _quantity(m: re.Match[str], lang: Lang) -> str:
     following = _next_word(m)
     feminine = unit.feminine if unit is not None else _counts_feminine(m, lang)
     negative = m["neg"] is not None
-    if unit and unit.half and first == Decimal("0.5") and not negative and second is None:
-        words = unit.half
+    part = None
+    if unit is not None and not negative and second is None:
+        parts = {Decimal("0.5"): unit.half, Decimal("0.25"): unit.quarter}
+        part = {**parts, Decimal("0.75"): unit.three_quarters}.get(first)
+    if part:  # "half a pound", "a quarter pound", "três quartos de quilo"
+        words = part
     else:
         words = _number(m["num"], first, lang, feminine=feminine)
         if negative:

@@ -91,6 +91,14 @@ def assert_command(text: str, expected: Command) -> None:
         ("add 1 per cent milk", ShoppingAdd(item="1% milk")),
         ("add a gallon of 2% milk", ShoppingAdd(item="2% milk", quantity=1, unit="gallon")),
         ("add half a liter of cream", ShoppingAdd(item="cream", quantity=0.5, unit="l")),
+        # a part of a unit: never an item "quarter pound of ham"
+        ("add a quarter pound of ham", ShoppingAdd(item="ham", quantity=0.25, unit="lb")),
+        ("add a quarter of a pound of ham", ShoppingAdd(item="ham", quantity=0.25, unit="lb")),
+        (
+            "add three quarters of a pound of turkey",
+            ShoppingAdd(item="turkey", quantity=0.75, unit="lb"),
+        ),
+        ("add quarters", ShoppingAdd(item="quarters")),  # coins: no unit after them
         ("add a couple of lemons", ShoppingAdd(item="lemons", quantity=2)),
         ("add three bananas", ShoppingAdd(item="bananas", quantity=3)),
         ("add 12 eggs", ShoppingAdd(item="eggs", quantity=12)),

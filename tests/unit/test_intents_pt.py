@@ -88,6 +88,10 @@ def assert_command(text: str, expected: Command) -> None:
         ("adiciona duas dúzias de ovos", ShoppingAdd(item="ovos", quantity=2, unit="dozen")),
         ("adiciona meia dúzia de ovos", ShoppingAdd(item="ovos", quantity=0.5, unit="dozen")),
         (
+            "adiciona um quarto de quilo de presunto",
+            ShoppingAdd(item="presunto", quantity=0.25, unit="kg"),
+        ),
+        (
             "coloque duas caixas de leite na lista",
             ShoppingAdd(item="leite", quantity=2, unit="box"),
         ),

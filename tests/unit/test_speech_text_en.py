@@ -148,6 +148,15 @@ CASES: dict[str, list[tuple[str, str]]] = {
         ("0.5 kg", "half a kilo"),
         ("0.5 dozen", "half a dozen"),
         ("0.5 g", "zero point five grams"),
+        # a part of a pound, a kilo or a liter, as said ("a quarter pound of ham"), the
+        # unit written out as the narration writes it
+        ("0.25 lb", "a quarter pound"),
+        ("0.75 kg", "three quarters of a kilo"),
+        ("0.5 pounds", "half a pound"),
+        ("0.25 pounds of ham", "a quarter pound of ham"),
+        ("2 pounds of ham", "two pounds of ham"),
+        ("1 liter of milk", "one liter of milk"),
+        ("0.25 g", "zero point two five grams"),
         ("4G", "4G"),
     ],
     "measure of something": [
