@@ -84,8 +84,9 @@ class Outcome:
     """The commands lack a time said only as a part of the day (a ``PART_MERIDIEM``
     key): "add dentist tomorrow morning" asks what time before anything is added."""
     guess: bool = False
-    """The commands' day is one of two the words may mean (``When.guess``): they are
-    proposed, never run unasked."""
+    """The commands' day is one of two the words may mean (``When.guess``), or an
+    amount was said that they do not keep ("remove two apples"): they are proposed,
+    never run unasked."""
 
 
 def _fail(reason: str, *, final: bool = True) -> Outcome:
@@ -448,7 +449,10 @@ def _item_handler(command: Callable[[str], Command], *, done: bool = False) -> H
         specs = _items(ctx, (*why, *lexicon.done_trailing) if done else why)
         if isinstance(specs, Outcome):
             return specs
-        return _build(lambda s: command(s.name), specs)
+        # "remove two apples", "I bought 2 apples": the whole entry, whatever its
+        # amount; asked, since six apples on the list may have been meant to be four
+        some = any(s.quantity is not None for s in specs)
+        return replace(_build(lambda s: command(s.name), specs), guess=some)
 
     return handle
 

@@ -305,7 +305,6 @@ def test_several_items_work_for_other_shopping_actions() -> None:
         ("take off the milk from the list", ShoppingRemove(item="milk")),
         ("remove the bread from my list", ShoppingRemove(item="bread")),
         ("get rid of the yogurt", ShoppingRemove(item="yogurt")),
-        ("remove two liters of milk from the list", ShoppingRemove(item="milk")),
         ("I bought milk", ShoppingComplete(item="milk")),
         ("I got eggs", ShoppingComplete(item="eggs")),
         ("we picked up the bread", ShoppingComplete(item="bread")),
@@ -1815,3 +1814,20 @@ def test_a_move_to_a_week_or_a_month_asks_which_day(text: str) -> None:
     next Monday at the minute it was said (10:07:33.25). No day was said: which?"""
     result = parse(text, now=NOW_WITH_SECONDS)
     assert (result.commands, result.reason) == ((), "missing_slot:new_start")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("remove two liters of milk from the list", ShoppingRemove(item="milk")),
+        ("take 2 apples off the list", ShoppingRemove(item="apples")),
+        ("I bought two apples", ShoppingComplete(item="apples")),
+    ],
+)
+def test_an_amount_taken_off_or_bought_is_asked(text: str, expected: Command) -> None:
+    """A removal or a crossing-off is of the whole entry: said with an amount ("take 2
+    apples off"), it was run, and six apples on the list went where four were meant to
+    stay. It is asked (the question names what a yes does)."""
+    result = parse(text)
+    assert result.commands == (expected,)
+    assert result.ask

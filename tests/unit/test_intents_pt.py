@@ -1005,3 +1005,9 @@ def test_um_dia_contado_a_partir_de_hoje_ou_de_amanha() -> None:
     assert said == (AgendaAdd(title="ligar pra mãe", start=dt.date(2026, 12, 7)),)
     said = parse("marca dentista duas semanas a partir de amanhã às três da tarde").commands
     assert said == (AgendaAdd(title="dentista", start=dt.datetime(2026, 12, 15, 15, tzinfo=SP)),)
+
+
+def test_uma_quantidade_tirada_ou_comprada_e_perguntada() -> None:
+    said = parse("tira duas maçãs da lista")
+    assert said.commands == (ShoppingRemove(item="maçãs"),)
+    assert said.ask  # a entrada toda: seis maçãs na lista podiam ficar quatro
