@@ -16,6 +16,12 @@ whatever they were. Said without a unit, the item keeps its own ("2 l milk" set 
 is "3 l milk"), but a dozen ("1 dozen eggs" set to 6 is 6 eggs). ``no_change``
 (reason ``same_quantity``) when it already has them, ``not_found`` when it is not on
 the list. A checked-off item stays checked off.
+
+Taking an amount of an item off the list ("take two apples off") leaves the rest
+(``success``, ``details.reduced``): said without a unit, in the item's own unit, or one
+by one where it is listed by the dozen. The entry goes when nothing is left, or when
+it has no amount of its own; ``no_change`` (reason ``unit_conflict``) when the units do
+not take away ("1 kg apples" less "2 bags").
 """
 
 from __future__ import annotations
@@ -140,8 +146,38 @@ async def remove(ctx: Context, cmd: ShoppingRemove) -> Outcome:
     row = await repo.find(ctx.conn, ctx.list_id, key) if key else None
     if row is None:
         return _not_on_list(cmd.item)
+    if cmd.quantity is not None and row.quantity is not None:
+        left = _left(row, row.quantity, cmd.quantity, cmd.unit)
+        if left is None:
+            return Outcome("no_change", "unit_conflict", items=[_row_item(row)])
+        if left[0] > 0:  # "take two apples off": six listed are four
+            previous = _row_item(row)
+            await repo.set_quantity(ctx.conn, row.id, *left)
+            return Outcome(
+                "success",
+                items=[_receipt_item(row.name, *left, completed=row.completed)],
+                details={"reduced": True, "previous": previous.model_dump()},
+            )
     await repo.delete(ctx.conn, row.id)
     return Outcome("success", items=[_row_item(row)])
+
+
+def _left(
+    row: repo.ItemRow, listed: float, quantity: float, unit: str | None
+) -> tuple[float, str | None] | None:
+    """What is left of a listed item (``listed`` of its unit) once ``quantity`` of
+    ``unit`` is taken off it (nothing left: 0); None when the two are in units that do
+    not take away ("1 kg" and "2 bags"). A quantity without a unit is in the item's own
+    unit (two of the milk listed in liters), or counts one by one where it is listed by
+    the dozen."""
+    if unit is None and row.unit != _COUNTED:
+        unit = row.unit
+    if row.unit == unit:
+        return max(round(listed - quantity, 3), 0.0), unit
+    if {row.unit, unit} == {_COUNTED, None}:  # a dozen and a count: one by one
+        left = _one_by_one(listed, row.unit) - _one_by_one(quantity, unit)
+        return max(round(left, 3), 0.0), None
+    return None
 
 
 async def _set_completed(ctx: Context, item: str, *, completed: bool) -> Outcome:

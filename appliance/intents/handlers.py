@@ -85,7 +85,7 @@ class Outcome:
     key): "add dentist tomorrow morning" asks what time before anything is added."""
     guess: bool = False
     """The commands' day is one of two the words may mean (``When.guess``), or an
-    amount was said that they do not keep ("remove two apples"): they are proposed,
+    amount was said that they do not keep ("I bought two apples"): they are proposed,
     never run unasked."""
 
 
@@ -435,7 +435,7 @@ def _a_count(words: Sequence[Word] | None, lexicon: Lexicon) -> bool:
     return whole and not spans[0].ordinal
 
 
-def _item_handler(command: Callable[[str], Command], *, done: bool = False) -> Handler:
+def _item_handler(command: Callable[[ItemSpec], Command], *, done: bool = False) -> Handler:
     """``done``: the request says an item was bought (its ``done_trailing`` go)."""
 
     def handle(ctx: Context) -> Outcome:
@@ -443,16 +443,18 @@ def _item_handler(command: Callable[[str], Command], *, done: bool = False) -> H
             return _DOES_NOT_APPLY  # an event: agenda.remove
         said = " ".join(w.key for w in ctx.words("item") or ())
         if ctx.last_item and said in ctx.lexicon.refers_back:
-            return Outcome(commands=(command(ctx.last_item),))  # "take it off the list"
+            return Outcome(commands=(command(ItemSpec(ctx.last_item)),))  # "take it off"
         lexicon = ctx.lexicon
         why = lexicon.done_reasons  # "remove bread, I already bought it"
         specs = _items(ctx, (*why, *lexicon.done_trailing) if done else why)
         if isinstance(specs, Outcome):
             return specs
-        # "remove two apples", "I bought 2 apples": the whole entry, whatever its
-        # amount; asked, since six apples on the list may have been meant to be four
-        some = any(s.quantity is not None for s in specs)
-        return replace(_build(lambda s: command(s.name), specs), guess=some)
+        commands = _build(command, specs)
+        # "I bought two apples": the whole entry is checked off, whatever its amount;
+        # asked, since two of the six apples listed may be all that were bought
+        kept = all(getattr(c, "quantity", None) == s.quantity for c, s in zip(
+            commands.commands, specs, strict=True))  # fmt: skip
+        return commands if kept else replace(commands, guess=True)
 
     return handle
 
@@ -833,9 +835,11 @@ HANDLERS: Mapping[str, Handler] = {
     for name, handler in {
         "shopping.add": _shopping_add,
         "shopping.set_quantity": _shopping_set_quantity,
-        "shopping.remove": _item_handler(lambda item: ShoppingRemove(item=item)),
-        "shopping.complete": _item_handler(lambda item: ShoppingComplete(item=item), done=True),
-        "shopping.uncomplete": _item_handler(lambda item: ShoppingUncomplete(item=item)),
+        "shopping.remove": _item_handler(
+            lambda s: ShoppingRemove(item=s.name, quantity=s.quantity, unit=s.unit)
+        ),
+        "shopping.complete": _item_handler(lambda s: ShoppingComplete(item=s.name), done=True),
+        "shopping.uncomplete": _item_handler(lambda s: ShoppingUncomplete(item=s.name)),
         "shopping.list": _shopping_list,
         "shopping.clear_completed": _shopping_clear_completed,
         "shopping.clear": _shopping_clear,

@@ -116,14 +116,14 @@ def _unit_group(unit: str) -> str:
 
 def _item_amounts(item: ReceiptItem, previous: ReceiptItem | None, *, merged: bool) -> set[float]:
     """The amounts a sentence may say of ``item``: its quantity, what it had before,
-    and, ``merged``, what was added to it."""
+    and, ``merged``, what was added to it or taken off it."""
     values: set[float] = set()
     if item.quantity is not None:
         values.add(item.quantity)
         if previous is not None and previous.quantity is not None:
             values.add(previous.quantity)
             if merged:
-                values.add(round(item.quantity - previous.quantity, 3))
+                values.add(round(abs(item.quantity - previous.quantity), 3))
     return values
 
 
@@ -157,7 +157,7 @@ def _facts(v: ReceiptView, now: dt.datetime) -> _Facts:
     units: set[str] = set()
     amounts: set[tuple[float, str]] = set()
     previous_item = _previous_item(v)
-    merged = bool(v.details.get("merged"))
+    merged = bool(v.details.get("merged") or v.details.get("reduced"))
     for item in (*v.items, *([previous_item] if previous_item else [])):
         for token in tokenize(item.name):
             words.update({token.text, token.key})
@@ -376,16 +376,18 @@ def _success_outcome(
         negations = [t.text for t in s.tokens if _negated_word(t, s.lang)]
         problems.append(f"sounds like a failure: {', '.join(negations)}")
     merged = v.action == "shopping.add" and bool(v.details.get("merged"))
-    # "The shopping list now has ...": a merge or a quantity set, told as the total
-    total = merged or v.action == "shopping.set_quantity"
+    reduced = v.action == "shopping.remove" and bool(v.details.get("reduced"))
+    # "The shopping list now has ...": a merge, an amount taken off or a quantity set,
+    # told as the total
+    total = merged or reduced or v.action == "shopping.set_quantity"
     claims = lx.CLAIMS[s.lang]
     claimed = any(w in claims and category in cats for _, w, cats in words)
     if category is not None and not total and not claimed:
         problems.append("does not say it was done")
-    if v.action == "shopping.set_quantity":
+    if v.action == "shopping.set_quantity" or reduced:
         said = [n.value for n in s.numbers]
         if any(i.quantity is not None and not _has(said, i.quantity) for i in v.items):
-            problems.append("does not say the new quantity")
+            problems.append("does not say the new quantity")  # "I removed eggs": all?
     if merged and claimed and not any(t.text in lx.TOTAL_WORDS for t in s.tokens):
         totals = {i.quantity for i in v.items if i.quantity is not None}
         if any(_has(totals, n.value) for n in s.numbers):

@@ -138,6 +138,8 @@ def samples(now: dt.datetime, names: Names = ENGLISH) -> dict[str, Receipt]:
             proposed={"action": "shopping.set_quantity", "item": n.item_plural, "quantity": 3}),
         # shopping.remove
         "remove": receipt("shopping.remove", "success", items=[item(n.item)]),
+        "remove_some": receipt("shopping.remove", "success", items=[item(n.item_plural, 4)],
+                               reduced=True, previous=item(n.item_plural, 6).model_dump()),
         "remove_missing": receipt("shopping.remove", "not_found", "not_on_list",
                                   items=[item(n.item_plural)]),
         "remove_confirm": receipt("shopping.remove", "needs_confirmation",

@@ -100,6 +100,10 @@ TEMPLATES: dict[Key, T] = {
         "Sorry, I couldn't change that on the shopping list.",
         "Desculpe, não consegui mudar isso na lista de compras."),
     # --- shopping.remove ------------------------------------------------------
+    # "take two apples off the list": what is left of it
+    ("shopping.remove", "success", ANY, "reduced"): T(
+        "The shopping list now has {items}.",
+        "A lista de compras agora tem {items}."),
     ("shopping.remove", "success", ANY, ANY): T(
         "I removed {names} from the shopping list.",
         "Tirei {names} da lista de compras."),
@@ -343,13 +347,16 @@ _SPACE_BEFORE_PUNCT = re.compile(r"\s+([?.!,;:])")
 _SPACES = re.compile(r"\s{2,}")
 
 
+_FLAGS = {"shopping.add": ("reopened", "merged"), "shopping.remove": ("reduced",)}
+"""The details of a successful receipt that name its row's variant, first found first."""
+
+
 def variant(v: ReceiptView) -> str:
-    """The row variant: ``merged``, ``reopened``, ``empty``, ``past``, ``same_title``..."""
+    """The row variant: ``merged``, ``reopened``, ``reduced``, ``empty``, ``past``..."""
     if v.status == "success":
-        if v.action == "shopping.add" and v.details.get("reopened"):
-            return "reopened"
-        if v.action == "shopping.add" and v.details.get("merged"):
-            return "merged"
+        flagged = _FLAGS.get(v.action or "", ())
+        if found := next((flag for flag in flagged if v.details.get(flag)), None):
+            return found  # "reopened", "merged", "reduced"
         if v.item_asked:
             return "item_done" if all(i.completed for i in v.items) else "item"
         listed = {"shopping.list": v.items, "agenda.list": v.events}.get(v.action or "")

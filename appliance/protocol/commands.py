@@ -100,8 +100,16 @@ class ShoppingSetQuantity(_Command):
 
 
 class ShoppingRemove(_Command):
+    """Take an item off the list; with ``quantity``, only that much of it ("take two
+    apples off the list": six apples listed are four), the entry going when nothing is
+    left of it or it has no amount of its own."""
+
     action: Literal["shopping.remove"] = "shopping.remove"
     item: ItemName
+    quantity: Annotated[float | None, AfterValidator(_storable_quantity)] = Field(
+        default=None, gt=0, le=10_000
+    )
+    unit: ItemUnit | None = None
 
 
 class ShoppingComplete(_Command):

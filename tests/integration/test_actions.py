@@ -152,6 +152,33 @@ async def test_a_checked_off_item_keeps_its_check_when_its_quantity_is_set(
     assert await listed(service) == [("coffee", 2.0, "pack", True)]
 
 
+async def test_an_amount_taken_off_leaves_the_rest(service: ActionService) -> None:
+    """ "take two apples off the list": six listed are four (the rest said as the
+    total), in the item's own unit when none is said, one by one from a dozen; the
+    entry goes when nothing is left or it has no amount; other units change nothing."""
+    await run(service, c.ShoppingAdd(item="apples", quantity=6))
+    some = await run(service, c.ShoppingRemove(item="apples", quantity=2))
+    assert (some.status, some.details["reduced"]) == ("success", True)
+    assert some.details["previous"]["quantity"] == 6
+    assert await listed(service) == [("apples", 4.0, None, False)]
+    await run(service, c.ShoppingAdd(item="milk", quantity=3, unit="l"))
+    await run(service, c.ShoppingRemove(item="milk", quantity=1))  # a liter of it
+    await run(service, c.ShoppingAdd(item="eggs", quantity=1, unit="dozen"))
+    await run(service, c.ShoppingRemove(item="eggs", quantity=4))  # four of the twelve
+    assert sorted(await listed(service)) == [
+        ("apples", 4.0, None, False),
+        ("eggs", 8.0, None, False),
+        ("milk", 2.0, "l", False),
+    ]
+    other = await run(service, c.ShoppingRemove(item="milk", quantity=2, unit="bottle"))
+    assert (other.status, other.reason) == ("no_change", "unit_conflict")
+    gone = await run(service, c.ShoppingRemove(item="apples", quantity=5))  # more than left
+    assert (gone.status, gone.details.get("reduced")) == ("success", None)
+    await run(service, c.ShoppingAdd(item="bread"))
+    await run(service, c.ShoppingRemove(item="bread", quantity=2))  # no amount of its own
+    assert sorted(await listed(service)) == [("eggs", 8.0, None, False), ("milk", 2.0, "l", False)]
+
+
 async def test_plural_and_singular_are_the_same_item(service: ActionService) -> None:
     await run(service, c.ShoppingAdd(item="tomatoes", quantity=3))
     receipt = await run(service, c.ShoppingRemove(item="tomato"))

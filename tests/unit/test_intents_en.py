@@ -1819,15 +1819,22 @@ def test_a_move_to_a_week_or_a_month_asks_which_day(text: str) -> None:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("remove two liters of milk from the list", ShoppingRemove(item="milk")),
-        ("take 2 apples off the list", ShoppingRemove(item="apples")),
-        ("I bought two apples", ShoppingComplete(item="apples")),
+        (
+            "remove two liters of milk from the list",
+            ShoppingRemove(item="milk", quantity=2, unit="l"),
+        ),
+        ("take 2 apples off the list", ShoppingRemove(item="apples", quantity=2)),
     ],
 )
-def test_an_amount_taken_off_or_bought_is_asked(text: str, expected: Command) -> None:
-    """A removal or a crossing-off is of the whole entry: said with an amount ("take 2
-    apples off"), it was run, and six apples on the list went where four were meant to
-    stay. It is asked (the question names what a yes does)."""
-    result = parse(text)
-    assert result.commands == (expected,)
+def test_an_amount_taken_off_is_kept(text: str, expected: Command) -> None:
+    """ "take 2 apples off the list" removed the apples' entry whatever its amount: six
+    listed went where four were meant to stay. The amount is the command's."""
+    assert_command(text, expected)
+
+
+def test_an_amount_bought_is_asked() -> None:
+    """A crossing-off is of the whole entry: said with an amount ("I bought two apples"),
+    it is asked (two of the six listed may be all that were bought)."""
+    result = parse("I bought two apples")
+    assert result.commands == (ShoppingComplete(item="apples"),)
     assert result.ask

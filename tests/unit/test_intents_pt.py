@@ -1007,7 +1007,10 @@ def test_um_dia_contado_a_partir_de_hoje_ou_de_amanha() -> None:
     assert said == (AgendaAdd(title="dentista", start=dt.datetime(2026, 12, 15, 15, tzinfo=SP)),)
 
 
-def test_uma_quantidade_tirada_ou_comprada_e_perguntada() -> None:
+def test_uma_quantidade_tirada_e_a_do_comando_e_uma_comprada_e_perguntada() -> None:
     said = parse("tira duas maçãs da lista")
-    assert said.commands == (ShoppingRemove(item="maçãs"),)
-    assert said.ask  # a entrada toda: seis maçãs na lista podiam ficar quatro
+    assert said.commands == (ShoppingRemove(item="maçãs", quantity=2),)
+    assert not said.ask  # seis maçãs na lista ficam quatro
+    bought = parse("comprei três maçãs")
+    assert bought.commands == (ShoppingComplete(item="maçãs"),)
+    assert bought.ask  # a entrada toda

@@ -41,6 +41,8 @@ GOOD_EN: list[tuple[str, str]] = [
     ("add_confirm", "Did you want to add oat milk?"),
     ("add_confirm", "Did you want me to add oat milk to your list?"),
     ("add_confirm_amount", "Did you want to add 3 eggs?"),
+    ("remove_some", "The shopping list now has 4 eggs."),
+    ("remove_some", "You now have 4 eggs on your list."),
     ("add_confirm_amount", "Should I add three eggs to the list?"),
     ("add_db_down", "Sorry, I couldn't reach the database, so nothing was changed."),
     ("remove", "I removed milk from your shopping list."),
@@ -117,6 +119,8 @@ BAD_EN: list[tuple[str, str, str]] = [
     ("list", "You have 3 items on your list: milk and eggs.", "does not name: bread"),
     ("list_long", "You have 11 items: milk, eggs and 9 more.", "does not name"),
     ("add_confirm", "Did you want to add milk?", "does not name: oat milk"),
+    # two of six taken off: "removed eggs" sounds like all of them
+    ("remove_some", "I removed eggs from the list.", "does not say the new quantity"),
     # a yes adds three: the question says so
     ("add_confirm_amount", "Did you want to add eggs?", "does not say the quantity asked about"),
     ("next", "Your next appointment is tomorrow at 3 PM.", "does not name: dentist"),
