@@ -341,6 +341,12 @@ def test_shopping_item_actions(text: str, expected: Command) -> None:
     ("text", "expected"),
     [
         ("make that three apples", ShoppingSetQuantity(item="apples", quantity=3)),
+        ("increase the apples to five", ShoppingSetQuantity(item="apples", quantity=5)),
+        (
+            "bump the milk up to three liters",
+            ShoppingSetQuantity(item="milk", quantity=3, unit="l"),
+        ),
+        ("reduce the eggs to six", ShoppingSetQuantity(item="eggs", quantity=6)),
         ("Actually, make that three apples.", ShoppingSetQuantity(item="apples", quantity=3)),
         ("oh actually make it two liters of milk",
          ShoppingSetQuantity(item="milk", quantity=2, unit="l")),

@@ -227,6 +227,8 @@ def test_shopping_item_actions(text: str, expected: Command) -> None:
         ("troca os ovos pra uma dúzia", ShoppingSetQuantity(item="ovos", quantity=1, unit="dozen")),
         ("muda pra três maçãs", ShoppingSetQuantity(item="maçãs", quantity=3)),
         ("muda leite pra 3", ShoppingSetQuantity(item="leite", quantity=3)),  # not 3 o'clock
+        ("aumenta as maçãs pra cinco", ShoppingSetQuantity(item="maçãs", quantity=5)),
+        ("diminui os ovos para seis", ShoppingSetQuantity(item="ovos", quantity=6)),
         ("na verdade, muda isso pra dois litros de leite",
          ShoppingSetQuantity(item="leite", quantity=2, unit="l")),
         ("a gente precisa de três maçãs então", ShoppingSetQuantity(item="maçãs", quantity=3)),
