@@ -268,6 +268,8 @@ def test_the_request_corrected_by_an_answer_reads_as_corrected() -> None:
     for answer, expected in [
         ("No, oat milk.", ShoppingAdd(item="oat milk")),
         ("No, I said oat milk.", ShoppingAdd(item="oat milk")),
+        ("No, I want oat milk.", ShoppingAdd(item="oat milk")),
+        ("No, it's oat milk.", ShoppingAdd(item="oat milk")),
         ("Nope, three.", ShoppingAdd(item="milk", quantity=3)),
     ]:
         said = corrected_request("Add milk to the list.", answer, "en")
