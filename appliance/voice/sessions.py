@@ -25,12 +25,13 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from appliance import malloc
+from appliance.actions.items import item_key
 from appliance.actions.service import ActionService, Request
 from appliance.asr.base import AsrError
 from appliance.audio import AudioError
 from appliance.bus.mqtt import Bus
 from appliance.errors import BusError, StoreError
-from appliance.protocol.commands import READ_ONLY_ACTIONS
+from appliance.protocol.commands import READ_ONLY_ACTIONS, Command
 from appliance.protocol.receipts import ASK, ASK_TIME, PART, Receipt, Source
 from appliance.protocol.topics import Topics
 from appliance.protocol.voice import (
@@ -96,6 +97,26 @@ class _Outcome:
     corrected: str | None = None
     """The request id of the proposal a no answer corrected ("No, oat milk."), if one
     did: the question was then asked about the correction."""
+
+
+def _corrected_commands(parsed: Any, proposal: Receipt) -> tuple[Command, ...]:
+    """The changes a parse of a corrected request proposes (only ever asked: ``ask``
+    and ``negated``), none when it proposes nothing new."""
+    commands = tuple(getattr(parsed, "commands", ()) or ())
+    asked = getattr(parsed, "ask", False) and getattr(parsed, "negated", False)
+    if not asked or not commands or any(not c.changes_state for c in commands):
+        return ()
+    same = [c.model_dump(mode="json") for c in commands] == proposal.details.get("proposal", [])
+    return () if same else commands
+
+
+def _known_items(commands: Sequence[Command], lang: str, listed: Sequence[str]) -> bool:
+    """True if every item ``commands`` name is a grocery the node knows or one of the
+    household's (``listed``)."""
+    from appliance.asr.grammar import groceries
+
+    known = {item_key(name) for name in (*groceries(lang), *listed)}
+    return all(item_key(str(getattr(c, "item", ""))) in known for c in commands)
 
 
 @dataclass
@@ -535,17 +556,21 @@ class VoiceSessions:
         Only Whisper hears the correction (the verifier's grammar then has only yes and
         no): what it proposes is only ever asked about, and runs on a yes from both."""
         lang = session.turn.lang
-        said = corrected_request(result.transcripts["whisper"], heard.transcripts["whisper"], lang)
-        if said is None:
+        asked = result.transcripts["whisper"]
+        said = corrected_request(asked, heard.transcripts["whisper"], lang)
+        if said is None or session.answer_turn is None:
             return None
-        parsed = self._engines.parse(lang, None)(said)
-        commands = tuple(getattr(parsed, "commands", ()) or ())
-        proposed = proposal.details.get("proposal", [])
-        if not (getattr(parsed, "ask", False) and getattr(parsed, "negated", False)) or (
-            not commands
-            or any(not c.changes_state for c in commands)
-            or [c.model_dump(mode="json") for c in commands] == proposed
-        ):
+        # Heard as an answer (Whisper's hints: yes, no...), "No, oat milk." was "no hope
+        # milk": what was meant is read again with the items' words, and that reading
+        # is taken unless only the first names items the node knows
+        again = corrected_request(asked, await session.answer_turn.reread(), lang)
+        parse = self._engines.parse(lang, None)
+        readings = [
+            c for c in (_corrected_commands(parse(t), proposal) for t in (again, said) if t) if c
+        ]
+        known = [c for c in readings if _known_items(c, lang, session.turn.known_items)]
+        commands = (known or readings or [()])[0]
+        if not commands:
             return None
         source = Source(kind="voice", site=session.site, user=session.turn.user)
         details = {

@@ -993,6 +993,18 @@ class VoiceTurn:
             return
         self.milestones.mark("receipt_published")
 
+    async def reread(self) -> str:
+        """Whisper's reading of this turn's utterance heard as a request (the items'
+        words in its hints), whatever the turn expected: an answer that goes on to say
+        what was meant ("No, oat milk.", heard "no hope milk" with only the answer
+        words)."""
+        loop = asyncio.get_running_loop()
+        hints = self.engines.hints(self.lang, self.known_items, "command")
+        heard = await loop.run_in_executor(
+            self.engines.executor, self.engines.primary.transcribe, self.utterance(), hints
+        )
+        return str(heard.text)
+
     async def published(self) -> None:
         """Wait (bounded) until the turn's receipt reached the broker, if it has one."""
         if self._published is not None:

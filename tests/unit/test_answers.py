@@ -277,3 +277,29 @@ def test_the_request_corrected_by_an_answer_reads_as_corrected() -> None:
         result = parser.parse(said, lang="en")
         assert result.commands == (expected,), answer
         assert result.ask and result.negated
+
+
+def test_a_correction_proposes_something_new_and_prefers_known_items() -> None:
+    """What a corrected request proposes: only a question (``ask`` and ``negated``),
+    never what was asked already; a reading naming items the node knows is preferred
+    ("no, I said oat milk" over Whisper's "no, I said or milk")."""
+    from appliance.intents import IntentParser
+    from appliance.protocol.receipts import Receipt, Source
+    from appliance.voice.sessions import _corrected_commands, _known_items
+
+    parser = IntentParser()
+    proposal = Receipt(
+        request_id="voice-x",
+        action="shopping.add",
+        status="needs_confirmation",
+        source=Source(kind="voice", site="kitchen", user="household"),
+        details={"proposal": [{"action": "shopping.add", "item": "milk", "quantity": None,
+                               "unit": None, "more": False}]},
+    )  # fmt: skip
+    corrected = _corrected_commands(parser.parse("Add milk, no, oat milk."), proposal)
+    assert [c.model_dump()["item"] for c in corrected] == ["oat milk"]
+    assert _corrected_commands(parser.parse("Add milk, no, milk."), proposal) == ()
+    assert _corrected_commands(parser.parse("Add oat milk."), proposal) == ()  # no question
+    assert _known_items(corrected, "en", ())
+    assert not _known_items(parser.parse("Add milk, no, or milk.").commands, "en", ())
+    assert _known_items(parser.parse("Add milk, no, or milk.").commands, "en", ("or milk",))
