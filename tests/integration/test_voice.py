@@ -238,7 +238,9 @@ async def test_take_it_off_removes_the_item_the_last_command_added_once_asked(
         sat.controls.clear()
         command = speech.pad(speech.piper("take it off the list", **speech.FIXED), 300, 1500)
         session_id, asked = await _asked(ha, sat, command)
-        assert asked["details"]["proposal"] == [{"action": "shopping.remove", "item": "milk"}]
+        assert asked["details"]["proposal"] == [
+            {"action": "shopping.remove", "item": "milk", "quantity": None, "unit": None}
+        ]
         question, report = await _answered(ha, sat, session_id, reply)
         assert question == "Did you want to remove milk from the list?"
         assert (report["receipt"]["action"], report["receipt"]["status"]) == (
