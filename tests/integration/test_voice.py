@@ -287,15 +287,9 @@ async def test_a_question_is_asked_once_more_for_a_yes_only_whisper_heard_or_a_w
     # grammar; "what?" asks for the question again (the verifier heard "why not"). The
     # proposal is neither run nor dropped: the question is asked once more, and the
     # second answer decides by the same rule.
-    command = speech.pad(speech.piper("add tahini to the shopping list", **speech.FIXED), 300, 1500)
-    first_pcm = speech.pad(speech.piper(first, **speech.FIXED), 300, 1500)
     reply = speech.pad(speech.piper(second, **speech.FIXED), 300, 1500)
     async with ha_client(mosquitto) as ha, satellite(mosquitto) as sat:
-        session_id, asked = await _asked(ha, sat, command)
-        question = (await sat.wait("speak")).text
-        await sat.wait("listen")
-        sat.controls.clear()
-        await sat.stream(session_id, first_pcm)
+        session_id, asked, question = await _tahini_answered(ha, sat, first)
         again = (await sat.wait("speak")).text
         said_first = "Sorry, I didn't catch that. " if why == "unsure_yes" else ""
         assert again == f"{said_first}{question}"
@@ -331,15 +325,9 @@ async def test_a_no_that_corrects_the_question_is_asked_about_as_corrected(
     # correction (only Whisper hears it: the verifier's grammar then has only yes and
     # no) is asked about as a question of its own, and runs on a yes from both engines.
     # A whole no ("No, thanks.") drops the proposal, as before.
-    command = speech.pad(speech.piper("add tahini to the shopping list", **speech.FIXED), 300, 1500)
-    first = speech.pad(speech.piper(no, **speech.FIXED), 300, 1500)
     reply = speech.pad(speech.piper("yes please", **speech.FIXED), 300, 1500)
     async with ha_client(mosquitto) as ha, satellite(mosquitto) as sat:
-        session_id, _ = await _asked(ha, sat, command)
-        question = (await sat.wait("speak")).text
-        await sat.wait("listen")
-        sat.controls.clear()
-        await sat.stream(session_id, first)
+        session_id, _, question = await _tahini_answered(ha, sat, no)
         if item is None:
             await sat.wait("end")
         else:
@@ -499,6 +487,22 @@ async def _answered(
     report = _report_of(ha, session_id)
     assert report is not None
     return question or "", report
+
+
+async def _tahini_answered(
+    ha: HaClient, sat: Satellite, answer: str
+) -> tuple[str, dict[str, Any], str]:
+    """Say "add tahini to the shopping list" (only Whisper can hear tahini: always
+    asked), hear the question, and answer it with ``answer`` once the node listens: the
+    session's id, the turn's receipt and the question. The satellite's controls start
+    anew with the answer."""
+    command = speech.pad(speech.piper("add tahini to the shopping list", **speech.FIXED), 300, 1500)
+    session_id, asked = await _asked(ha, sat, command)
+    question = (await sat.wait("speak")).text or ""
+    await sat.wait("listen")
+    sat.controls.clear()
+    await sat.stream(session_id, speech.pad(speech.piper(answer, **speech.FIXED), 300, 1500))
+    return session_id, asked, question
 
 
 def _report_of(ha: HaClient, session_id: str) -> dict[str, Any] | None:
