@@ -563,7 +563,11 @@ class VoiceSessions:
         # Heard as an answer (Whisper's hints: yes, no...), "No, oat milk." was "no hope
         # milk": what was meant is read again with the items' words, and that reading
         # is taken unless only the first names items the node knows
-        again = corrected_request(asked, await session.answer_turn.reread(), lang)
+        try:
+            again = corrected_request(asked, await session.answer_turn.reread(), lang)
+        except AsrError as err:  # the first reading stands
+            _LOGGER.warning("answer not read again: %s", err)
+            again = None
         parse = self._engines.parse(lang, None)
         readings = [
             c for c in (_corrected_commands(parse(t), proposal) for t in (again, said) if t) if c
