@@ -83,7 +83,8 @@ only (``Lexicon.buying_fillers``; elsewhere they are what was said)."""
 DONE_REASON = "done_reason"
 """Why, said after an item taken off the list or crossed off ("remove the milk, we
 already have some"): the lexicon's ``fillers.done_reasons``, which the parser drops
-from the end of the item of such a request (``Lexicon.done_reasons``)."""
+from the end of the item of such a request (``Lexicon.done_reasons``), or from its end
+after the list (``Lexicon.done_fillers``)."""
 UNK = "[unk]"
 PAUSE = ","
 """The grammar's only non-word: a pause between two items of a list ("milk, eggs and

@@ -11,9 +11,13 @@ import functools
 import re
 import unicodedata
 from dataclasses import dataclass
+from typing import Literal
 
 from appliance.intents.lexicon import Lexicon
-from appliance.intents.text import Utterance, blank_punctuation, fold
+from appliance.intents.text import FillerRules, Utterance, blank_punctuation, fold
+
+Why = Literal["bought", "done"] | None
+"""Why an item is bought or taken off, said last: left out of such a request only."""
 
 EMPTY = "empty"
 NEGATED = "negated"
@@ -119,7 +123,7 @@ def prepare(
     *,
     negated: bool = False,
     read_exempt: bool = False,
-    buying: bool = False,
+    why: Why = None,
 ) -> Utterance | str:
     """The utterance to match, or the reason there is none (``"empty"``/``"negated"``).
 
@@ -127,8 +131,9 @@ def prepare(
     the few sentences that say a negation themselves ("we don't need bread anymore");
     "empty" for one it lets through. The phrases exempt from the negation check ("don't
     forget to") are left out, or with ``read_exempt`` read as the lexicon says.
-    ``buying``: why an item is bought, said last, is left out too ("..., we're out":
-    ``Lexicon.buying_fillers``)."""
+    ``why``: why an item is bought ("..., we're out": ``Lexicon.buying_fillers``) or
+    taken off ("..., we have plenty": ``Lexicon.done_fillers``), said last, is left out
+    too."""
     original, folded = _folded(text)
     if not any(c.isalnum() for c in folded):
         return EMPTY
@@ -137,7 +142,7 @@ def prepare(
         folded = lexicon.negation.exempt.sub(exempt, folded)
     if is_negated(folded, lexicon) != negated:
         return EMPTY if negated else NEGATED
-    fillers = lexicon.buying_fillers if buying else lexicon.fillers
+    fillers = _fillers(lexicon, why)
     folded = _lone_commas(fillers.blank(folded))
     if not any(c.isalnum() for c in folded):
         return EMPTY
@@ -171,11 +176,18 @@ def correction(text: str, lexicon: Lexicon) -> Correction | None:
     return None
 
 
-def says_why_bought(text: str, lexicon: Lexicon) -> bool:
-    """True if ``text`` ends with why an item is bought ("..., we're almost out"), which
-    only a request to buy leaves out (``prepare``'s ``buying``)."""
+def says_why(text: str, lexicon: Lexicon, why: Why) -> bool:
+    """True if ``text`` ends with why an item is bought ("..., we're almost out") or
+    taken off ("..., we have plenty"), which only such a request leaves out
+    (``prepare``'s ``why``)."""
     folded = _folded(text)[1]
-    return lexicon.buying_fillers.blank(folded) != lexicon.fillers.blank(folded)
+    return _fillers(lexicon, why).blank(folded) != lexicon.fillers.blank(folded)
+
+
+def _fillers(lexicon: Lexicon, why: Why) -> FillerRules:
+    if why == "bought":
+        return lexicon.buying_fillers
+    return lexicon.done_fillers if why == "done" else lexicon.fillers
 
 
 def _lone_commas(folded: str) -> str:

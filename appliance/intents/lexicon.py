@@ -181,6 +181,10 @@ class Lexicon:
     """The fillers, and why an item is bought, said last ("add coffee to the list,
     we're almost out": ``fillers.reasons``): those of a request to buy only. Elsewhere
     the words are what was said ("remind me at five to tell john we're out")."""
+    done_fillers: FillerRules
+    """The fillers, and why an item is taken off or crossed off, said last ("take the
+    milk off the list, we have plenty": ``fillers.done_reasons``): those of such a
+    request only."""
     negation: Negation
     pronouns: frozenset[str]
     refers_back: frozenset[str]
@@ -371,6 +375,12 @@ def load_lexicon(lang: str) -> Lexicon:
             fillers["anywhere"],
             fillers["leading"],
             [*fillers["trailing"], *fillers["reasons"]],
+            fillers["kept"],
+        ),
+        done_fillers=FillerRules.build(
+            fillers["anywhere"],
+            fillers["leading"],
+            [*fillers["trailing"], *fillers["done_reasons"]],
             fillers["kept"],
         ),
         negation=Negation(

@@ -15,10 +15,11 @@ from appliance.intents.dateparse import DateparserFallback
 from appliance.intents.dates import DateGrammar
 from appliance.intents.gate import (
     NEGATED,
+    Why,
     correction,
     exempt_phrases,
     prepare,
-    says_why_bought,
+    says_why,
 )
 from appliance.intents.handlers import HANDLERS, Context, Outcome, Reason, statement_command
 from appliance.intents.lexicon import LANGUAGES, Lexicon, load_lexicon
@@ -31,6 +32,7 @@ from appliance.protocol.receipts import ASK, ASK_TIME, PART
 _LOGGER = logging.getLogger(__name__)
 
 _BUY = "shopping.add"
+_DONE = frozenset({"shopping.remove", "shopping.complete"})
 MAX_CHARS = 300  # a spoken or typed request; longer input is refused unread
 _LANGUAGE_TAG = re.compile(r"^([a-z]{2})(?:[-_][a-z0-9]+)*$", re.IGNORECASE)
 _WARM_UP = {
@@ -136,14 +138,18 @@ class IntentParser:
         "add two apples" is three apples); without it, such a request names no item."""
         language = self._languages[normalize_language(lang)]
         frame = _Frame(self._now(now), last_item)
-        result = self._parse(text, language, frame, buying=True)
-        if not _buys(result) and says_why_bought(text, language.lexicon):
+        result = self._parse(text, language, frame, why="bought")
+        if not _buys(result) and says_why(text, language.lexicon, "bought"):
             # "remind me at five to tell john we're out": why an item is bought is no
             # filler of another request, but what it says ("... at five to tell john
             # we're out" is to tell john that), unless they read as a request to buy
             said = self._parse(text, language, frame)
             if not result.commands or (said.commands and not _buys(said)):
                 result = said
+        if not _takes_off(result) and says_why(text, language.lexicon, "done"):
+            # "take the milk off the list, we have plenty": why, after the list
+            done = self._parse(text, language, frame, why="done")
+            result = done if _takes_off(done) else result
         corrected = self._corrected(text, language, frame, result)
         if corrected is not None:  # "add milk, no wait, oat milk": asked, as corrected
             result = corrected
@@ -211,7 +217,7 @@ class IntentParser:
         said = correction(text, lexicon)
         if said is None or (result.commands and not _holds_words(result.commands, said.markers)):
             return None
-        first = self._parse(said.before, language, frame, buying=True)
+        first = self._parse(said.before, language, frame, why="bought")
         actions = {c.action for c in first.commands}
         if first.negated or len(actions) != 1 or not actions <= lexicon.corrections.again.keys():
             return None  # "remind me to call mom, no, dad": said again, never half read
@@ -220,7 +226,7 @@ class IntentParser:
         readings = _correction_readings(said.after, action, item, lexicon)
         fresh = _Frame(frame.now)  # the item the correction is of is said, not recalled
         for reading, of in readings:
-            read = self._parse(reading, language, fresh, buying=True)
+            read = self._parse(reading, language, fresh, why="bought")
             commands = read.commands
             if not commands or read.negated or not all(c.changes_state for c in commands):
                 continue
@@ -241,9 +247,9 @@ class IntentParser:
         return None
 
     def _parse(
-        self, text: str, language: _Language, frame: _Frame, *, buying: bool = False
+        self, text: str, language: _Language, frame: _Frame, *, why: Why = None
     ) -> ParseResult:
-        """``buying``: why an item is bought, said last, is left out (``prepare``)."""
+        """``why``: why an item is bought or taken off, said last, is left out (``prepare``)."""
         if len(text) > MAX_CHARS:
             return ParseResult(None, None, Reason.TOO_LONG)
         # A stated preference first: "I don't like coffee" is a statement, not a
@@ -251,18 +257,18 @@ class IntentParser:
         statement = statement_command(text, language.lexicon.language)
         if statement is not None:
             return ParseResult(statement, statement.action, None, None, (statement,))
-        utterance = prepare(text, language.lexicon, buying=buying)
+        utterance = prepare(text, language.lexicon, why=why)
         if utterance == NEGATED:
-            return self._parse_negated(text, language, frame, buying=buying)
+            return self._parse_negated(text, language, frame, why=why)
         if isinstance(utterance, str):
             return ParseResult(None, None, utterance)
         result = self._match(language.templates.matcher, utterance, language, frame)
         if len(result.commands) > 1 or result.reason == Reason.TWO_REQUESTS:
-            return self._clauses(utterance, language, frame, buying=buying) or result
+            return self._clauses(utterance, language, frame, why=why) or result
         if result.reason == Reason.NOT_UNDERSTOOD:
             # "don't forget to call mom at 5": "call mom at 5" means nothing, "remember
             # to call mom at 5" a reminder ("... to call mom": one asked when)
-            read = prepare(text, language.lexicon, read_exempt=True, buying=buying)
+            read = prepare(text, language.lexicon, read_exempt=True, why=why)
             if isinstance(read, Utterance) and read.folded != utterance.folded:
                 reading = self._match(language.templates.matcher, read, language, frame)
                 if reading.reason != Reason.NOT_UNDERSTOOD:
@@ -273,7 +279,7 @@ class IntentParser:
         return result
 
     def _clauses(
-        self, utterance: Utterance, language: _Language, frame: _Frame, *, buying: bool
+        self, utterance: Utterance, language: _Language, frame: _Frame, *, why: Why
     ) -> ParseResult | None:
         """One request said as two sentences of one kind, joined: "we need milk and we
         need bread", "add milk, and put eggs on the list too", "Add milk. Add eggs."
@@ -297,7 +303,7 @@ class IntentParser:
             action = _item_action(left.commands)
             if action is None:
                 continue
-            right = self._parse(original[word.end :], language, frame, buying=buying)
+            right = self._parse(original[word.end :], language, frame, why=why)
             if not right.negated and _item_action(right.commands) == action:
                 commands = (*left.commands, *right.commands)
                 ask = left.ask or right.ask
@@ -307,12 +313,12 @@ class IntentParser:
         return None
 
     def _parse_negated(
-        self, text: str, language: _Language, frame: _Frame, *, buying: bool
+        self, text: str, language: _Language, frame: _Frame, *, why: Why
     ) -> ParseResult:
         """A request said with a negation: refused, unless it is one of the sentences
         that say one themselves ("we don't need bread anymore"), always only asked."""
         negated_matcher = language.templates.negated_matcher
-        utterance = prepare(text, language.lexicon, negated=True, buying=buying)
+        utterance = prepare(text, language.lexicon, negated=True, why=why)
         if negated_matcher is None or isinstance(utterance, str):
             return ParseResult(None, None, NEGATED)
         result = self._match(negated_matcher, utterance, language, frame)
@@ -394,6 +400,11 @@ def _holds_words(commands: tuple[Command, ...], words: frozenset[str]) -> bool:
             if isinstance(name, str) and words & {w.key for w in words_of(name)}:
                 return True
     return False
+
+
+def _takes_off(result: ParseResult) -> bool:
+    """True if ``result`` takes items off the list or crosses them off."""
+    return _item_action(result.commands) in _DONE
 
 
 def _buys(result: ParseResult) -> bool:

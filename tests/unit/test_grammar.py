@@ -435,9 +435,10 @@ def test_when_what_for_or_why_items_are_needed_said_after_them(
 @pytest.mark.parametrize(
     ("lang", "requests", "others"),
     [
-        ("en", ["remove the milk", "cross off the bread", "check off the milk"],
+        ("en", ["remove the milk", "cross off the bread", "check off the milk",
+                "take the milk off the list", "remove the eggs from the shopping list"],
          ["add eggs to the list", "what's on the shopping list"]),
-        ("pt", ["tira o leite", "risca o pão"],
+        ("pt", ["tira o leite", "risca o pão", "tira o leite da lista"],
          ["coloca ovos na lista", "o que tem na lista"]),
     ],
 )  # fmt: skip
@@ -447,7 +448,7 @@ def test_why_an_item_comes_off_the_list_said_after_it(
     """Why an item is taken off the list or crossed off ("remove the milk, we already
     have some", "tira o leite da lista, já comprei") is in the grammar after such a
     request, and each way of saying it reads as the request without it: it was read as
-    one more item ("i already bought it")."""
+    one more item ("i already bought it"), and after the list as nothing."""
     grammar = build_grammar(lang)
     reasons = list(_random_phrases(grammar.rules, DONE_REASON, 100))
     assert len(reasons) >= 6
