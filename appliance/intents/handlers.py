@@ -372,9 +372,23 @@ def _shopping_set_quantity(ctx: Context) -> Outcome:
             return _fail(Reason.missing("quantity"), final=False)  # "to oat milk": a swap
         return Outcome(commands=(said_apart,))
     if spec.quantity is None:
+        after = _amount_after(ctx, ctx.words("item") or [])  # "make the milk two liters"
+        if after is not None:
+            return Outcome(commands=(after,))
+        if ctx.candidate.metadata.get("amount_after"):
+            return _DOES_NOT_APPLY  # "make the bed"
         return _fail(Reason.missing("quantity"), final=False)
     command = ShoppingSetQuantity(item=spec.name, quantity=spec.quantity, unit=spec.unit)
     return Outcome(commands=(command,))
+
+
+def _amount_after(ctx: Context, words: Sequence[Word]) -> ShoppingSetQuantity | None:
+    """An item said first and how much of it after ("make the milk two liters", "make
+    the apples three"), as a quantity set; None when no amount of it ends the words."""
+    for span in number_spans(words, ctx.lexicon.language):
+        if span.start > 0:
+            return _set_to(ctx, words[span.start :], ctx.text(words[: span.start]))
+    return None
 
 
 def _last_item_amount(ctx: Context, amount: list[Word]) -> Outcome:

@@ -347,6 +347,9 @@ def test_shopping_item_actions(text: str, expected: Command) -> None:
             ShoppingSetQuantity(item="milk", quantity=3, unit="l"),
         ),
         ("reduce the eggs to six", ShoppingSetQuantity(item="eggs", quantity=6)),
+        # the item, then how much of it
+        ("make the milk two liters", ShoppingSetQuantity(item="milk", quantity=2, unit="l")),
+        ("make the apples three", ShoppingSetQuantity(item="apples", quantity=3)),
         ("Actually, make that three apples.", ShoppingSetQuantity(item="apples", quantity=3)),
         ("oh actually make it two liters of milk",
          ShoppingSetQuantity(item="milk", quantity=2, unit="l")),
@@ -378,6 +381,7 @@ def test_how_much_of_an_item(text: str, expected: Command) -> None:
         ("change the milk to oat milk", "missing_slot:quantity"),  # another item, not more
         ("make that three apples and two pears", "two_requests"),
         ("make it three pm", "not_understood"),
+        ("make the bed", "not_understood"),  # no amount after the item: no quantity
         # corrected as it is said, the opener after the request: never half of it run
         # (a request to buy corrected is asked about: test_a_request_corrected_...)
         ("make it three apples, I mean four", "negated"),
