@@ -358,6 +358,9 @@ def _shopping_set_quantity(ctx: Context) -> Outcome:
         return _DOES_NOT_APPLY  # "make it three pm", "change the dentist to friday"
     if amount is not None and "item" not in ctx.candidate.slots:
         return _last_item_amount(ctx, amount)  # "make that three"
+    if ctx.candidate.metadata.get("amount_after"):  # "make the milk, two liters"
+        after = _amount_after(ctx, [w for w in ctx.words("item") or () if w.key != ","])
+        return _DOES_NOT_APPLY if after is None else Outcome(commands=(after,))  # "the bed"
     specs = _items(ctx)
     if isinstance(specs, Outcome):  # "three" is no item: "make that three" may be
         return replace(specs, final=False)
@@ -372,11 +375,6 @@ def _shopping_set_quantity(ctx: Context) -> Outcome:
             return _fail(Reason.missing("quantity"), final=False)  # "to oat milk": a swap
         return Outcome(commands=(said_apart,))
     if spec.quantity is None:
-        after = _amount_after(ctx, ctx.words("item") or [])  # "make the milk two liters"
-        if after is not None:
-            return Outcome(commands=(after,))
-        if ctx.candidate.metadata.get("amount_after"):
-            return _DOES_NOT_APPLY  # "make the bed"
         return _fail(Reason.missing("quantity"), final=False)
     command = ShoppingSetQuantity(item=spec.name, quantity=spec.quantity, unit=spec.unit)
     return Outcome(commands=(command,))

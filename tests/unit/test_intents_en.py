@@ -350,6 +350,8 @@ def test_shopping_item_actions(text: str, expected: Command) -> None:
         # the item, then how much of it
         ("make the milk two liters", ShoppingSetQuantity(item="milk", quantity=2, unit="l")),
         ("make the apples three", ShoppingSetQuantity(item="apples", quantity=3)),
+        # as Whisper wrote espeak-ng's pause
+        ("Make the milk, two liters.", ShoppingSetQuantity(item="milk", quantity=2, unit="l")),
         ("Actually, make that three apples.", ShoppingSetQuantity(item="apples", quantity=3)),
         ("oh actually make it two liters of milk",
          ShoppingSetQuantity(item="milk", quantity=2, unit="l")),
