@@ -13,8 +13,14 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Literal
 
-from appliance.intents.lexicon import Lexicon
-from appliance.intents.text import FillerRules, Utterance, blank_punctuation, fold
+from appliance.intents.lexicon import Lexicon, load_lexicon
+from appliance.intents.text import (
+    FillerRules,
+    Utterance,
+    blank_punctuation,
+    fold,
+    phrase_alternation,
+)
 
 Why = Literal["bought", "done"] | None
 """Why an item is bought or taken off, said last: left out of such a request only."""
@@ -38,6 +44,7 @@ def _read_exempt(lexicon: Lexicon, found: re.Match[str]) -> str:
     return reading.ljust(found.end() - found.start())
 
 
+@functools.lru_cache(maxsize=1024)
 def _folded(text: str) -> tuple[str, str]:
     """``text`` in NFC, and folded with its punctuation blanked (one character for one)."""
     original = unicodedata.normalize("NFC", text)
@@ -176,12 +183,25 @@ def correction(text: str, lexicon: Lexicon) -> Correction | None:
     return None
 
 
-def says_why(text: str, lexicon: Lexicon, why: Why) -> bool:
-    """True if ``text`` ends with why an item is bought ("..., we're almost out") or
-    taken off ("..., we have plenty"), which only such a request leaves out
-    (``prepare``'s ``why``)."""
-    folded = _folded(text)[1]
-    return _fillers(lexicon, why).blank(folded) != lexicon.fillers.blank(folded)
+def said_why(text: str, lexicon: Lexicon) -> frozenset[Why]:
+    """Why ``text`` ends by saying an item is bought ("bought": "..., we're almost
+    out") or taken off ("done": "..., we have plenty"), fillers after it aside: words
+    that only such a request leaves out (``prepare``'s ``why``)."""
+    said = lexicon.fillers.blank(_folded(text)[1])
+    endings = _why_endings(lexicon.language)
+    return frozenset(why for why, ending in endings.items() if ending.search(said))
+
+
+@functools.cache
+def _why_endings(lang: str) -> dict[Why, re.Pattern[str]]:
+    """Per ``Why``, its phrases (the lexicon's ``fillers.reasons``, ``done_reasons``)
+    at the very end of a text."""
+    fillers = load_lexicon(lang).raw["fillers"]
+    keys: dict[Why, str] = {"bought": "reasons", "done": "done_reasons"}
+    return {
+        why: re.compile(rf"(?<![\w'])(?:{phrase_alternation(fillers[key])})[\s,]*$")
+        for why, key in keys.items()
+    }
 
 
 def _fillers(lexicon: Lexicon, why: Why) -> FillerRules:

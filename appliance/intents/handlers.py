@@ -367,7 +367,7 @@ def _shopping_set_quantity(ctx: Context) -> Outcome:
     if len(specs) != 1:
         return _fail(Reason.TWO_REQUESTS, final=False)  # "make it two apples and a pear"
     spec = specs[0]
-    if fold(spec.name) in _UNIT_WORDS:
+    if fold(spec.name) in UNIT_WORDS:
         return _fail(Reason.missing("item"), final=False)  # "make it four cartons": of what?
     if amount is not None:
         said_apart = _set_to(ctx, amount, spec.name)
@@ -396,7 +396,7 @@ def _last_item_amount(ctx: Context, amount: list[Word]) -> Outcome:
     if not ctx.last_item:
         said = _amount_text(ctx, amount)
         alone = parse_item(said, words_of(said), ctx.lexicon)
-        if alone.name and fold(alone.name) not in _UNIT_WORDS:
+        if alone.name and fold(alone.name) not in UNIT_WORDS:
             return _DOES_NOT_APPLY  # "make it pasta": no amount, read with the item
         return _fail(Reason.missing("item"), final=False)  # "make that three": of what?
     command = _set_to(ctx, amount, ctx.last_item)
@@ -428,11 +428,12 @@ def _amount_text(ctx: Context, amount: Sequence[Word]) -> str:
     return f"{first} {ctx.text(amount[1:])}".strip() if first else ctx.text(amount)
 
 
-_UNIT_WORDS = frozenset(fold(alias) for alias in UNIT_BY_ALIAS)
+UNIT_WORDS = frozenset(fold(alias) for alias in UNIT_BY_ALIAS)
+"""Every unit's names, folded: an item named only by one is no item ("two bags")."""
 
 
 @functools.cache
-def _groceries(lang: str) -> frozenset[str]:
+def grocery_keys(lang: str) -> frozenset[str]:
     """The ``item_key`` of each item of the built-in grocery vocabulary of ``lang``."""
     from appliance.asr.grammar import groceries  # it reads this package's templates
 
@@ -771,7 +772,7 @@ def _agenda_move(ctx: Context) -> Outcome:
         return event
     title, old = event.title, event.when
     target = ctx.words("when")
-    if _a_count(target, ctx.lexicon) and item_key(title) in _groceries(ctx.lexicon.language):
+    if _a_count(target, ctx.lexicon) and item_key(title) in grocery_keys(ctx.lexicon.language):
         return _DOES_NOT_APPLY  # "change milk to 3": a count of milk, not 3 o'clock
     new = _full_date(ctx, target) if target else None
     if (new is None or new.empty) and target and not (new is not None and new.part_only):

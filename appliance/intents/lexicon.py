@@ -417,12 +417,12 @@ def load_lexicon(lang: str) -> Lexicon:
         quantities=Quantities(
             vague=_phrases(quantities["vague"]),
             words={phrase(k): float(v) for k, v in quantities["words"].items()},
-            fractions={
-                phrase(k): float(v)
-                for k, v in sorted(
-                    (quantities.get("fractions") or {}).items(), key=lambda kv: -len(kv[0])
+            fractions=dict(  # longest first: "three quarters" before "quarter"
+                sorted(
+                    ((phrase(k), float(v)) for k, v in (quantities.get("fractions") or {}).items()),
+                    key=lambda kv: -len(kv[0]),
                 )
-            },
+            ),
             half=_words(quantities["half"]),
             half_articles=_words(quantities["half_articles"]),
             and_a_half=_phrases(quantities["and_a_half"]),

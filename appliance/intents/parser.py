@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 
 from hassil import Intents
 
-from appliance.actions.items import UNIT_BY_ALIAS, item_key
+from appliance.actions.items import item_key
 from appliance.intents.dateparse import DateparserFallback
 from appliance.intents.dates import DateGrammar
 from appliance.intents.gate import (
@@ -19,9 +19,16 @@ from appliance.intents.gate import (
     correction,
     exempt_phrases,
     prepare,
-    says_why,
+    said_why,
 )
-from appliance.intents.handlers import HANDLERS, Context, Outcome, Reason, statement_command
+from appliance.intents.handlers import (
+    HANDLERS,
+    UNIT_WORDS,
+    Context,
+    Outcome,
+    Reason,
+    statement_command,
+)
 from appliance.intents.lexicon import LANGUAGES, Lexicon, load_lexicon
 from appliance.intents.matching import Candidate, match
 from appliance.intents.templates import TemplateSet, load_templates
@@ -139,14 +146,15 @@ class IntentParser:
         language = self._languages[normalize_language(lang)]
         frame = _Frame(self._now(now), last_item)
         result = self._parse(text, language, frame, why="bought")
-        if not _buys(result) and says_why(text, language.lexicon, "bought"):
+        whys = said_why(text, language.lexicon)
+        if not _buys(result) and "bought" in whys:
             # "remind me at five to tell john we're out": why an item is bought is no
             # filler of another request, but what it says ("... at five to tell john
             # we're out" is to tell john that), unless they read as a request to buy
             said = self._parse(text, language, frame)
             if not result.commands or (said.commands and not _buys(said)):
                 result = said
-        if not _takes_off(result) and says_why(text, language.lexicon, "done"):
+        if not _takes_off(result) and "done" in whys:
             # "take the milk off the list, we have plenty": why, after the list
             done = self._parse(text, language, frame, why="done")
             result = done if _takes_off(done) else result
@@ -389,8 +397,7 @@ def _correction_readings(
 
 def _only_units(commands: tuple[Command, ...]) -> bool:
     """True if the item of each of ``commands`` is a unit's name ("two bags")."""
-    units = {fold(alias) for alias in UNIT_BY_ALIAS}
-    return all(fold(getattr(c, "item", "")) in units for c in commands)
+    return all(fold(getattr(c, "item", "")) in UNIT_WORDS for c in commands)
 
 
 def _holds_words(commands: tuple[Command, ...], words: frozenset[str]) -> bool:

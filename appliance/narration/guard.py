@@ -114,15 +114,15 @@ def _unit_group(unit: str) -> str:
     return _UNIT_GROUPS.get(unit, unit)
 
 
-def _item_amounts(item: ReceiptItem, previous: ReceiptItem | None, *, merged: bool) -> set[float]:
+def _item_amounts(item: ReceiptItem, previous: ReceiptItem | None, *, changed: bool) -> set[float]:
     """The amounts a sentence may say of ``item``: its quantity, what it had before,
-    and, ``merged``, what was added to it or taken off it."""
+    and, ``changed`` (merged or reduced), what was added to it or taken off it."""
     values: set[float] = set()
     if item.quantity is not None:
         values.add(item.quantity)
         if previous is not None and previous.quantity is not None:
             values.add(previous.quantity)
-            if merged:
+            if changed:
                 values.add(round(abs(item.quantity - previous.quantity), 3))
     return values
 
@@ -157,12 +157,12 @@ def _facts(v: ReceiptView, now: dt.datetime) -> _Facts:
     units: set[str] = set()
     amounts: set[tuple[float, str]] = set()
     previous_item = _previous_item(v)
-    merged = bool(v.details.get("merged") or v.details.get("reduced"))
+    changed = bool(v.details.get("merged") or v.details.get("reduced"))
     for item in (*v.items, *([previous_item] if previous_item else [])):
         for token in tokenize(item.name):
             words.update({token.text, token.key})
         values |= _digits_in(item.name)
-        item_values = _item_amounts(item, previous_item, merged=merged)
+        item_values = _item_amounts(item, previous_item, changed=changed)
         values |= item_values
         if item.unit:
             units.add(_unit_group(item.unit))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Literal
 
 from appliance.tts.errors import TtsError
@@ -27,6 +28,9 @@ def language(tag: str) -> Lang:
     raise TtsError(f"unsupported speech language {tag!r}: expected en or pt")
 
 
+_HALF, _QUARTER, _THREE_QUARTERS = Decimal("0.5"), Decimal("0.25"), Decimal("0.75")
+
+
 @dataclass(frozen=True)
 class Noun:
     """How a unit (or a counted word such as "dozen") is read after a number."""
@@ -43,6 +47,12 @@ class Noun:
     """How 0.75 of it is said ("three quarters of a pound"); None: read as a number."""
     measure: bool = False
     """A measure of something: "of" / "de" joins it to a noun after it ("2 l milk")."""
+
+    def part(self, amount: Decimal) -> str | None:
+        """How ``amount`` of one is said ("half a liter", "a quarter pound", "três
+        quartos de quilo"), None when it is read as a number."""
+        parts = {_HALF: self.half, _QUARTER: self.quarter, _THREE_QUARTERS: self.three_quarters}
+        return parts.get(amount)
 
 
 @dataclass(frozen=True)

@@ -245,10 +245,7 @@ def _quantity(m: re.Match[str], lang: Lang) -> str:
     following = _next_word(m)
     feminine = unit.feminine if unit is not None else _counts_feminine(m, lang)
     negative = m["neg"] is not None
-    part = None
-    if unit is not None and not negative and second is None:
-        parts = {Decimal("0.5"): unit.half, Decimal("0.25"): unit.quarter}
-        part = {**parts, Decimal("0.75"): unit.three_quarters}.get(first)
+    part = unit.part(first) if unit is not None and not negative and second is None else None
     if part:  # "half a pound", "a quarter pound", "três quartos de quilo"
         words = part
     else:

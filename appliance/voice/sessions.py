@@ -31,6 +31,7 @@ from appliance.asr.base import AsrError
 from appliance.audio import AudioError
 from appliance.bus.mqtt import Bus
 from appliance.errors import BusError, StoreError
+from appliance.intents.handlers import grocery_keys
 from appliance.protocol.commands import READ_ONLY_ACTIONS, Command
 from appliance.protocol.receipts import ASK, ASK_TIME, PART, Receipt, Source
 from appliance.protocol.topics import Topics
@@ -113,9 +114,7 @@ def _corrected_commands(parsed: Any, proposal: Receipt) -> tuple[Command, ...]:
 def _known_items(commands: Sequence[Command], lang: str, listed: Sequence[str]) -> bool:
     """True if every item ``commands`` name is a grocery the node knows or one of the
     household's (``listed``)."""
-    from appliance.asr.grammar import groceries
-
-    known = {item_key(name) for name in (*groceries(lang), *listed)}
+    known = grocery_keys(lang) | {item_key(name) for name in listed}
     return all(item_key(str(getattr(c, "item", ""))) in known for c in commands)
 
 
@@ -560,20 +559,17 @@ class VoiceSessions:
         said = corrected_request(asked, heard.transcripts["whisper"], lang)
         if said is None or session.answer_turn is None:
             return None
-        # Heard as an answer (Whisper's hints: yes, no...), "No, oat milk." was "no hope
-        # milk": what was meant is read again with the items' words, and that reading
-        # is taken unless only the first names items the node knows
-        try:
-            again = corrected_request(asked, await session.answer_turn.reread(), lang)
-        except AsrError as err:  # the first reading stands
-            _LOGGER.warning("answer not read again: %s", err)
-            again = None
         parse = self._engines.parse(lang, None)
-        readings = [
-            c for c in (_corrected_commands(parse(t), proposal) for t in (again, said) if t) if c
-        ]
-        known = [c for c in readings if _known_items(c, lang, session.turn.known_items)]
-        commands = (known or readings or [()])[0]
+        commands = _corrected_commands(parse(said), proposal)
+        if not (commands and _known_items(commands, lang, session.turn.known_items)):
+            # Heard as an answer (Whisper's hints: yes, no...), "No, oat milk." was "no
+            # hope milk": what was meant is read again with the items' words
+            try:
+                again = corrected_request(asked, await session.answer_turn.reread(), lang)
+            except AsrError as err:  # the first reading stands
+                _LOGGER.warning("answer not read again: %s", err)
+                again = None
+            commands = (_corrected_commands(parse(again), proposal) if again else ()) or commands
         if not commands:
             return None
         source = Source(kind="voice", site=session.site, user=session.turn.user)

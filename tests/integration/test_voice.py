@@ -297,9 +297,7 @@ async def test_a_question_is_asked_once_more_for_a_yes_only_whisper_heard_or_a_w
         await sat.wait("listen")  # after the question was played again
         await sat.stream(session_id, reply)
         await sat.wait("end")
-        await ha.wait_for(lambda: _report_of(ha, session_id) is not None)
-        report = _report_of(ha, session_id)
-        assert report is not None
+        report = await _reported(ha, session_id)
         assert report["asked_again"] == why
         await asyncio.sleep(0.5)  # receipts on their way arrive (one that must not, would)
         items = (await ha.command("shopping.list", {}))["items"]
@@ -341,9 +339,7 @@ async def test_a_no_that_corrects_the_question_is_asked_about_as_corrected(
             await sat.wait("listen")
             await sat.stream(session_id, reply)
             await sat.wait("end")
-        await ha.wait_for(lambda: _report_of(ha, session_id) is not None)
-        report = _report_of(ha, session_id)
-        assert report is not None
+        report = await _reported(ha, session_id)
         await asyncio.sleep(0.5)  # receipts on their way arrive (one that must not, would)
         items = [i["name"] for i in (await ha.command("shopping.list", {}))["items"]]
         if item is None:
@@ -408,9 +404,7 @@ async def test_what_time_is_asked_once_more_after_a_what(
         await sat.wait("listen")
         await sat.stream(session_id, reply)
         await sat.wait("end")
-        await ha.wait_for(lambda: _report_of(ha, session_id) is not None)
-        report = _report_of(ha, session_id)
-        assert report is not None
+        report = await _reported(ha, session_id)
         assert (report["asked_again"], report["answer"]) == ("repeat", "10:30"), report
         events = (await ha.command("agenda.list", {"range": "week"}))["events"]
         assert [e["title"] for e in events] == ["dentist"]
@@ -483,9 +477,7 @@ async def _answered(
     await sat.wait("listen")  # after the question was played
     await sat.stream(session_id, reply)
     await sat.wait("end")
-    await ha.wait_for(lambda: _report_of(ha, session_id) is not None)
-    report = _report_of(ha, session_id)
-    assert report is not None
+    report = await _reported(ha, session_id)
     return question or "", report
 
 
@@ -503,6 +495,14 @@ async def _tahini_answered(
     sat.controls.clear()
     await sat.stream(session_id, speech.pad(speech.piper(answer, **speech.FIXED), 300, 1500))
     return session_id, asked, question
+
+
+async def _reported(ha: HaClient, session_id: str) -> dict[str, Any]:
+    """The turn's report (docs/mqtt-api.md, "Voice"), once it has come."""
+    await ha.wait_for(lambda: _report_of(ha, session_id) is not None)
+    report = _report_of(ha, session_id)
+    assert report is not None
+    return report
 
 
 def _report_of(ha: HaClient, session_id: str) -> dict[str, Any] | None:
