@@ -21,6 +21,7 @@ from appliance.store import agenda as repo
 
 _HORIZON = dt.timedelta(days=366)
 _SATURDAY, _SUNDAY = 5, 6
+_DAY_MINUTES = 24 * 60
 
 
 def day_start(day: dt.date, tz: zoneinfo.ZoneInfo) -> dt.datetime:
@@ -209,11 +210,29 @@ async def remove(ctx: Context, cmd: AgendaRemove) -> Outcome:
     return Outcome("success", events=[receipt_event(row, ctx.tz)])
 
 
+def _shifted(
+    minutes: int, row: repo.EventRow, tz: zoneinfo.ZoneInfo
+) -> dt.datetime | dt.date | None:
+    """Where a move by ``minutes`` puts the entry: whole days on the calendar, keeping
+    its time of day across a daylight-saving change ("a week later" is 3 PM again);
+    None for an all-day entry moved by less than whole days."""
+    local = row.starts_at.astimezone(tz)
+    days, rest = divmod(minutes, _DAY_MINUTES)
+    if row.all_day:
+        return None if rest else local.date() + dt.timedelta(days=days)
+    if rest:  # "an hour later": on the clock, as time passes
+        return (row.starts_at + dt.timedelta(minutes=minutes)).astimezone(tz)
+    return dt.datetime.combine(local.date() + dt.timedelta(days=days), local.time(), tzinfo=tz)
+
+
 def _move_target(
     cmd: AgendaMove, row: repo.EventRow, tz: zoneinfo.ZoneInfo
-) -> dt.datetime | dt.date:
-    """Where a move puts the entry: ``new_start``, or ``new_time`` on the entry's day.
-    A timed entry moved to a day keeps its time ("move the dentist to Friday")."""
+) -> dt.datetime | dt.date | None:
+    """Where a move puts the entry: ``new_start``, ``new_time`` on the entry's day, or
+    ``shift_minutes`` from where it is (None: an all-day entry by less than a day). A
+    timed entry moved to a day keeps its time ("move the dentist to Friday")."""
+    if cmd.shift_minutes is not None:
+        return _shifted(cmd.shift_minutes, row, tz)
     if cmd.new_time is None:
         assert cmd.new_start is not None  # noqa: S101 (the command's validator)
         if isinstance(cmd.new_start, dt.datetime) or row.all_day:
@@ -241,6 +260,8 @@ async def move(ctx: Context, cmd: AgendaMove) -> Outcome:
         assert failure is not None  # noqa: S101
         return failure
     target = _move_target(cmd, row, ctx.tz)
+    if target is None:  # "push the holiday back an hour"
+        return Outcome("rejected", "all_day_shift", events=[receipt_event(row, ctx.tz)])
     if isinstance(target, dt.datetime):
         length = None
         if row.ends_at is not None and not row.all_day:
@@ -264,6 +285,24 @@ async def move(ctx: Context, cmd: AgendaMove) -> Outcome:
         "success",
         events=[receipt_event(moved, ctx.tz)],
         details={"previous": receipt_event(row, ctx.tz).model_dump()},
+    )
+
+
+async def proposed_move(ctx: Context, cmd: AgendaMove) -> ReceiptEvent | Outcome:
+    """The entry a move by an amount of time would give, for the question that proposes
+    it ("Did you want to move the dentist to Tuesday at 3 PM?"); the outcome the move
+    would have when it cannot be made (no such entry, two of them, an all-day entry by
+    hours). Nothing changes."""
+    assert cmd.shift_minutes is not None  # noqa: S101
+    row, failure = await _find_one(ctx, cmd.title, cmd.day)
+    if row is None:
+        assert failure is not None  # noqa: S101
+        return failure
+    target = _shifted(cmd.shift_minutes, row, ctx.tz)
+    if target is None:
+        return Outcome("rejected", "all_day_shift", events=[receipt_event(row, ctx.tz)])
+    return ReceiptEvent(
+        title=row.title, start=target.isoformat(), location=row.location, all_day=row.all_day
     )
 
 

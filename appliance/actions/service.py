@@ -288,8 +288,9 @@ class ActionService:
     async def _outcome(
         self, conn: Conn, request: Request, ids: _Ids, now: dt.datetime, prepared: Any
     ) -> Outcome:
+        ctx = Context(conn, ids.household_id, ids.list_id, ids.user_id, self._settings.tz, now)
         if request.confirm:
-            return _proposal(request.confirm)
+            return await _proposal(ctx, request.confirm)
         if request.command is None:
             return Outcome("rejected", request.rejection or "invalid_command")
         if request.command.action in MEMORY_ACTIONS:
@@ -297,7 +298,6 @@ class ActionService:
                 return prepared
             assert self.memory is not None  # noqa: S101 - else prepared is an Outcome
             return await self.memory.run(conn, ids.user_id, request.command, prepared, now)
-        ctx = Context(conn, ids.household_id, ids.list_id, ids.user_id, self._settings.tz, now)
         handler = HANDLERS[request.command.action]
         return await handler(ctx, request.command)
 
@@ -346,8 +346,10 @@ def _name(request: Request) -> str | None:
     return request.command.action if request.command is not None else request.action
 
 
-def _proposal(commands: Sequence[Command]) -> Outcome:
-    """A ``needs_confirmation`` outcome naming what would be done."""
+async def _proposal(ctx: Context, commands: Sequence[Command]) -> Outcome:
+    """A ``needs_confirmation`` outcome naming what would be done. A move by an amount
+    of time names where the entry would go, or says why it cannot be moved (no such
+    entry, two of them): then there is nothing to ask."""
     items: list[ReceiptItem] = []
     events: list[ReceiptEvent] = []
     details: dict[str, Any] = {}
@@ -366,6 +368,12 @@ def _proposal(commands: Sequence[Command]) -> Outcome:
             details["new_time"] = command.new_time.isoformat(timespec="minutes")
             if command.either_half:  # "move dinner to 8": its half is the action's to take
                 details[EITHER_HALF] = True
+        if isinstance(command, AgendaMove) and command.shift_minutes is not None:
+            found = await agenda.proposed_move(ctx, command)  # "push the dentist back a week"
+            if isinstance(found, Outcome):
+                return found
+            events.append(found)
+            continue
         title = getattr(command, "title", None)
         start = getattr(command, "start", None) or getattr(command, "new_start", None)
         if isinstance(title, str):

@@ -22,9 +22,18 @@ Taking an amount of an item off the list ("take two apples off") leaves the rest
 by one where it is listed by the dozen. The entry goes when nothing is left, or when
 it has no amount of its own; ``no_change`` (reason ``unit_conflict``) when the units do
 not take away ("1 kg apples" less "2 bags").
+
+Checking off an amount of an item ("I bought two apples") likewise leaves the rest on
+the list to buy (``success``, ``details.reduced``, the entry still open). The entry is
+checked off when no more than that is listed, when it has no amount of its own, or
+when the amount bought is in a unit that does not take away from it ("I bought a bag
+of apples" of the six listed): what was bought is taken to cover it.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
 
 from appliance.actions.context import Context, Handler, Outcome
 from appliance.actions.items import display_name, item_key
@@ -151,15 +160,20 @@ async def remove(ctx: Context, cmd: ShoppingRemove) -> Outcome:
         if left is None:
             return Outcome("no_change", "unit_conflict", items=[_row_item(row)])
         if left[0] > 0:  # "take two apples off": six listed are four
-            previous = _row_item(row)
-            await repo.set_quantity(ctx.conn, row.id, *left)
-            return Outcome(
-                "success",
-                items=[_receipt_item(row.name, *left, completed=row.completed)],
-                details={"reduced": True, "previous": previous.model_dump()},
-            )
+            return await _reduce(ctx, row, left)
     await repo.delete(ctx.conn, row.id)
     return Outcome("success", items=[_row_item(row)])
+
+
+async def _reduce(ctx: Context, row: repo.ItemRow, left: tuple[float, str | None]) -> Outcome:
+    """Leave ``left`` of ``row`` on the list (``details.reduced``)."""
+    previous = _row_item(row)
+    await repo.set_quantity(ctx.conn, row.id, *left)
+    return Outcome(
+        "success",
+        items=[_receipt_item(row.name, *left, completed=row.completed)],
+        details={"reduced": True, "previous": previous.model_dump()},
+    )
 
 
 def _left(
@@ -180,7 +194,10 @@ def _left(
     return None
 
 
-async def _set_completed(ctx: Context, item: str, *, completed: bool) -> Outcome:
+async def _set_completed(
+    ctx: Context, item: str, *, completed: bool, bought: ShoppingComplete | None = None
+) -> Outcome:
+    """``bought``: the amount checked off, when one was said ("I bought two apples")."""
     key = _key(item)
     row = await repo.find(ctx.conn, ctx.list_id, key) if key else None
     if row is None:
@@ -188,14 +205,24 @@ async def _set_completed(ctx: Context, item: str, *, completed: bool) -> Outcome
     if row.completed == completed:
         reason = "already_completed" if completed else "not_completed"
         return Outcome("no_change", reason, items=[_row_item(row)])
+    said: dict[str, Any] = {}  # what was bought, when an amount was said
+    if bought is not None and bought.quantity is not None:
+        said["bought"] = {"quantity": bought.quantity, "unit": bought.unit}
+        if row.quantity is not None:
+            left = _left(row, row.quantity, bought.quantity, bought.unit)
+            if left is not None and left[0] > 0:  # two of the six apples listed: four
+                reduced = await _reduce(ctx, row, left)
+                return replace(reduced, details={**reduced.details, **said})
     await repo.set_completed(ctx.conn, row.id, completed=completed, user_id=ctx.user_id)
     return Outcome(
-        "success", items=[_receipt_item(row.name, row.quantity, row.unit, completed=completed)]
+        "success",
+        items=[_receipt_item(row.name, row.quantity, row.unit, completed=completed)],
+        details=said,
     )
 
 
 async def complete(ctx: Context, cmd: ShoppingComplete) -> Outcome:
-    return await _set_completed(ctx, cmd.item, completed=True)
+    return await _set_completed(ctx, cmd.item, completed=True, bought=cmd)
 
 
 async def uncomplete(ctx: Context, cmd: ShoppingUncomplete) -> Outcome:

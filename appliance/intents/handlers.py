@@ -26,6 +26,7 @@ from appliance.intents.quantities import (
 )
 from appliance.intents.text import Utterance, Word, fold, span_text, words_of
 from appliance.protocol.commands import (
+    MAX_SHIFT_MINUTES,
     AgendaAdd,
     AgendaList,
     AgendaMove,
@@ -85,7 +86,7 @@ class Outcome:
     key): "add dentist tomorrow morning" asks what time before anything is added."""
     guess: bool = False
     """The commands' day is one of two the words may mean (``When.guess``), or an
-    amount was said that they do not keep ("I bought two apples"): they are proposed,
+    amount was said that they do not keep ("put two apples back"): they are proposed,
     never run unasked."""
 
 
@@ -382,10 +383,18 @@ def _shopping_set_quantity(ctx: Context) -> Outcome:
 
 def _amount_after(ctx: Context, words: Sequence[Word]) -> ShoppingSetQuantity | None:
     """An item said first and how much of it after ("make the milk two liters", "make
-    the apples three"), as a quantity set; None when no amount of it ends the words."""
-    for span in number_spans(words, ctx.lexicon.language):
-        if span.start > 0:
-            return _set_to(ctx, words[span.start :], ctx.text(words[: span.start]))
+    the apples three", "make the eggs a dozen"), as a quantity set; None when no amount
+    of it ends the words."""
+    q = ctx.lexicon.quantities
+    numbers = {span.start for span in number_spans(words, ctx.lexicon.language)}
+    for start in range(1, len(words)):
+        key = words[start].key
+        if start in numbers or key in q.one or key in q.half:  # "two", "a dozen", "half"
+            if any(w.key in q.one for w in words[:start]):
+                return None  # "make the coffee a big one": no item, then its amount
+            command = _set_to(ctx, words[start:], ctx.text(words[:start]))
+            if command is not None or start in numbers:
+                return command
     return None
 
 
@@ -463,8 +472,8 @@ def _item_handler(command: Callable[[ItemSpec], Command], *, done: bool = False)
         if isinstance(specs, Outcome):
             return specs
         commands = _build(command, specs)
-        # "I bought two apples": the whole entry is checked off, whatever its amount;
-        # asked, since two of the six apples listed may be all that were bought
+        # "put two apples back on the list": the whole entry comes back, whatever its
+        # amount; asked, since two of the six apples listed may be all that was meant
         kept = all(getattr(c, "quantity", None) == s.quantity for c, s in zip(
             commands.commands, specs, strict=True))  # fmt: skip
         return commands if kept else replace(commands, guess=True)
@@ -606,9 +615,12 @@ def _all_covered(when: When, start: int, after: Sequence[Word]) -> bool:
     return all(start + i in covered for i, w in enumerate(after) if w.key != ",")
 
 
-def _event(ctx: Context, *, adding: bool = False) -> _Event | Outcome:
-    """Title, location and date/time of the ``{event}`` slot, or why it is unusable."""
-    words = ctx.words("event")
+def _event(
+    ctx: Context, *, adding: bool = False, words: Sequence[Word] | None = None
+) -> _Event | Outcome:
+    """Title, location and date/time of the ``{event}`` slot (or of ``words``, a part
+    of it), or why it is unusable."""
+    words = ctx.words("event") if words is None else list(words)
     if not words:
         return _fail(Reason.missing("title"))
     if _misread(words, ctx.lexicon):
@@ -766,12 +778,80 @@ def _bare_time(ctx: Context, words: Sequence[Word]) -> When | None:
     return when if complete and when.time is not None and when.date is None else None
 
 
+def _shift(words: Sequence[Word], lexicon: Lexicon) -> tuple[int, int] | None:
+    """The minutes of an amount of time that ends ``words`` ("a week", "by two hours",
+    "an hour and a half", "half an hour", "uma semana", "em duas horas") and the index
+    of its first word (its "by" with it); None when no amount of time ends them."""
+    shifts = lexicon.shifts
+    keys = [w.key for w in words]
+    for said in shifts.half_hour:  # "half an hour"
+        if tuple(keys[-len(said) :]) == said:
+            start, minutes = len(keys) - len(said), 30.0
+            break
+    else:
+        end = len(keys) - ends_with(words, shifts.half)  # "an hour and a half"
+        if end < 2 or keys[end - 1] not in shifts.units:
+            return None
+        unit = shifts.units[keys[end - 1]]
+        count = _count_before(words, end - 1, lexicon)
+        if count is None:
+            return None
+        value, start = count
+        minutes = value * unit + (unit / 2 if end < len(keys) else 0)
+    if start > 0 and keys[start - 1] in shifts.by:
+        start -= 1
+    return (round(minutes), start) if minutes >= 1 else None
+
+
+def _count_before(words: Sequence[Word], at: int, lexicon: Lexicon) -> tuple[float, int] | None:
+    """How many of a unit said at ``words[at]`` ("two", "a", "a couple of") and the
+    index where the count starts."""
+    for span in number_spans(words[:at], lexicon.language):
+        if span.end == at and not span.ordinal:
+            return span.value, span.start
+    keys = tuple(w.key for w in words[:at])
+    for said, value in lexicon.shifts.counts.items():
+        if keys[-len(said) :] == said:
+            return value, at - len(said)
+    if at > 0 and keys[-1] in lexicon.shifts.one:
+        return 1.0, at - 1
+    return None
+
+
+def _agenda_shift(ctx: Context, *, later: bool) -> Outcome:
+    """A move by an amount of time, said in ``{shift}`` ("push the dentist back a
+    week") or at the end of ``{event}`` ("move the meeting an hour later")."""
+    words = ctx.words("event") or []
+    said = ctx.words("shift")
+    found = _shift(said or words, ctx.lexicon)
+    if found is None or (said is not None and found[1] != 0):
+        return _DOES_NOT_APPLY  # "postpone the dentist to friday": a day, read so
+    if said is None:
+        words = words[: found[1]]
+    event = _event(ctx, words=words)
+    if isinstance(event, Outcome):
+        return event
+    if event.when.timed:
+        return _DOES_NOT_APPLY  # "move the dentist at 3 an hour later": a day names it
+    minutes = found[0] if later else -found[0]
+    if abs(minutes) > MAX_SHIFT_MINUTES:
+        return _fail(Reason.missing("new_start"))
+    command = AgendaMove(title=event.title, day=event.when.date, shift_minutes=minutes)
+    return Outcome(commands=(command,))
+
+
 def _agenda_move(ctx: Context) -> Outcome:
+    if (direction := ctx.candidate.metadata.get("shift")) is not None:
+        return _agenda_shift(ctx, later=direction == "later")
     event = _event(ctx)
     if isinstance(event, Outcome):
         return event
     title, old = event.title, event.when
     target = ctx.words("when")
+    if target and tuple(w.key for w in target) in ctx.lexicon.shifts.next_week:
+        # "move the dentist to next week": the same day and time a week on, asked
+        week = AgendaMove(title=title, day=old.date, shift_minutes=7 * 24 * 60)
+        return Outcome(commands=(week,), guess=True)
     if _a_count(target, ctx.lexicon) and item_key(title) in grocery_keys(ctx.lexicon.language):
         return _DOES_NOT_APPLY  # "change milk to 3": a count of milk, not 3 o'clock
     new = _full_date(ctx, target) if target else None
@@ -851,7 +931,9 @@ HANDLERS: Mapping[str, Handler] = {
         "shopping.remove": _item_handler(
             lambda s: ShoppingRemove(item=s.name, quantity=s.quantity, unit=s.unit)
         ),
-        "shopping.complete": _item_handler(lambda s: ShoppingComplete(item=s.name), done=True),
+        "shopping.complete": _item_handler(
+            lambda s: ShoppingComplete(item=s.name, quantity=s.quantity, unit=s.unit), done=True
+        ),
         "shopping.uncomplete": _item_handler(lambda s: ShoppingUncomplete(item=s.name)),
         "shopping.list": _shopping_list,
         "shopping.clear_completed": _shopping_clear_completed,

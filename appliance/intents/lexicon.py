@@ -120,6 +120,8 @@ class Quantities:
     one: frozenset[str]
     of: frozenset[str]
     more: tuple[Phrase, ...]
+    partitive: tuple[Phrase, ...]
+    """After a number: a part of what there is ("two of the apples", "duas das maçãs")."""
     percent: tuple[Phrase, ...]
     ranges: frozenset[str]
     """Words between two counts of one item ("3 or 4 apples", "3 a 4 maçãs"): one item,
@@ -169,6 +171,21 @@ class Corrections:
     amount: tuple[str, ...]
     """Ways to say an amount with the item it is of (``{amount}``, ``{item}``): a
     correction that names only an amount ("three", "three liters") is of the item."""
+
+
+@dataclass(frozen=True)
+class Shifts:
+    """Words of a move by an amount of time ("push the dentist back a week")."""
+
+    units: Mapping[str, int]
+    """A unit's word and its minutes."""
+    by: frozenset[str]
+    one: frozenset[str]
+    counts: Mapping[Phrase, float]
+    half: tuple[Phrase, ...]
+    half_hour: tuple[Phrase, ...]
+    next_week: tuple[Phrase, ...]
+    """A day said as the next week's ("move the dentist to next week"): a week later."""
 
 
 @dataclass(frozen=True)
@@ -226,6 +243,7 @@ class Lexicon:
     compounds: tuple[Phrase, ...]
     location_markers: frozenset[str]
     title_joiners: frozenset[str]
+    shifts: Shifts
     generic_events: frozenset[str]
     event_nouns: frozenset[str]
     event_titles: frozenset[str]
@@ -429,6 +447,7 @@ def load_lexicon(lang: str) -> Lexicon:
             one=_words(quantities["one"]),
             of=_words(quantities["of"]),
             more=_phrases(quantities["more"]),
+            partitive=_phrases(quantities["partitive"]),
             percent=_phrases(quantities["percent"]),
             articles=_words(quantities["articles"]),
             ranges=_words(quantities["ranges"]),
@@ -439,6 +458,15 @@ def load_lexicon(lang: str) -> Lexicon:
         compounds=_phrases(raw["compounds"]),
         location_markers=_words(raw["location_markers"]),
         title_joiners=_words(raw["title_joiners"]),
+        shifts=Shifts(
+            units={" ".join(phrase(k)): int(v) for k, v in raw["shifts"]["units"].items()},
+            by=_words(raw["shifts"]["by"]),
+            one=_words(raw["shifts"]["one"]),
+            counts={phrase(k): float(v) for k, v in raw["shifts"]["counts"].items()},
+            half=_phrases(raw["shifts"]["half"]),
+            half_hour=_phrases(raw["shifts"]["half_hour"]),
+            next_week=_phrases(raw["shifts"]["next_week"]),
+        ),
         generic_events=_words(raw["generic_events"]),
         event_nouns=_words(raw["event_nouns"]),
         event_titles=_words(raw["event_titles"]),

@@ -285,6 +285,8 @@ def parse_item(original: str, words: Sequence[Word], lexicon: Lexicon) -> ItemSp
         rest = span_text(original, list(words[index + percent :]))
         return ItemSpec(name=display_name(f"{format_number(quantity)}% {rest}"))
     unit: str | None = None
+    if quantity is not None and index < len(words) - 1:
+        index += _starts_with(words, index, q.partitive)  # "two of the apples"
     if quantity is not None and index < len(words) and words[index].key in _UNITS:
         unit_index = index
         unit = _UNITS[words[index].key]

@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from appliance.errors import StoreError
 from appliance.memory.errors import MemoryStoreError
 from appliance.memory.store import MemoryStore
-from appliance.protocol.receipts import Receipt
+from appliance.narration.phrases import item_phrase
+from appliance.protocol.receipts import Receipt, ReceiptItem
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -36,6 +37,21 @@ def purchase_text(items: Sequence[str], day: dt.date, lang: str) -> str:
     names = list(items)
     joined = names[0] if len(names) == 1 else ", ".join(names[:-1]) + _AND[lang] + names[-1]
     return _TEXT[lang].format(items=joined, day=day)
+
+
+def _bought(receipt: Receipt, lang: str) -> list[str]:
+    """What a receipt says was bought: its items' names, or the amount said of its one
+    item ("I bought two apples": "2 apples", whatever is left of them on the list)."""
+    said = receipt.details.get("bought")
+    if len(receipt.items) == 1 and isinstance(said, dict):
+        item = receipt.items[0]
+        try:
+            amount = ReceiptItem(name=item.name, quantity=said.get("quantity"),
+                                 unit=said.get("unit"))  # fmt: skip
+        except ValueError:
+            return [item.name]
+        return [item_phrase(amount, "pt" if lang.startswith("pt") else "en")]
+    return [i.name for i in receipt.items]
 
 
 class PurchaseMemories:
@@ -63,7 +79,7 @@ class PurchaseMemories:
 
     async def _record(self, receipt: Receipt) -> None:
         when = dt.datetime.fromisoformat(receipt.created_at).astimezone(self._tz)
-        text = purchase_text([i.name for i in receipt.items], when.date(), self._language)
+        text = purchase_text(_bought(receipt, self._language), when.date(), self._language)
         try:
             result = await self._store.add(
                 receipt.source.user,

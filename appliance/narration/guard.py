@@ -59,6 +59,8 @@ _CLAUSE_BREAK = frozenset(",;:.!?")
 _LIST_ACTIONS = frozenset(
     {"shopping.list", "shopping.clear_completed", "shopping.clear", "agenda.list"}
 )
+_REDUCING = frozenset({"shopping.remove", "shopping.complete"})
+"""Actions whose success may leave part of an item on the list (``details.reduced``)."""
 _CLAIMING = {
     "en": frozenset({"i", "we", "ive", "weve", "i've", "we've", "have", "has", "just"}),
     "pt": frozenset({"eu", "nos", "acabei", "acabamos", "foi", "foram"}),
@@ -376,9 +378,9 @@ def _success_outcome(
         negations = [t.text for t in s.tokens if _negated_word(t, s.lang)]
         problems.append(f"sounds like a failure: {', '.join(negations)}")
     merged = v.action == "shopping.add" and bool(v.details.get("merged"))
-    reduced = v.action == "shopping.remove" and bool(v.details.get("reduced"))
-    # "The shopping list now has ...": a merge, an amount taken off or a quantity set,
-    # told as the total
+    reduced = v.action in _REDUCING and bool(v.details.get("reduced"))
+    # "The shopping list now has ...": a merge, an amount taken off or bought, or a
+    # quantity set, told as the total
     total = merged or reduced or v.action == "shopping.set_quantity"
     claims = lx.CLAIMS[s.lang]
     claimed = any(w in claims and category in cats for _, w, cats in words)

@@ -140,19 +140,29 @@ def samples(now: dt.datetime, names: Names = ENGLISH) -> dict[str, Receipt]:
         "remove": receipt("shopping.remove", "success", items=[item(n.item)]),
         "remove_some": receipt("shopping.remove", "success", items=[item(n.item_plural, 4)],
                                reduced=True, previous=item(n.item_plural, 6).model_dump()),
+        "remove_unit_conflict": receipt("shopping.remove", "no_change", "unit_conflict",
+                                        items=[item(n.unit_item, 1, "kg")]),
         "remove_missing": receipt("shopping.remove", "not_found", "not_on_list",
                                   items=[item(n.item_plural)]),
         "remove_confirm": receipt("shopping.remove", "needs_confirmation",
                                   proposed={"action": "shopping.remove", "item": n.other}),
+        "remove_confirm_amount": receipt(
+            "shopping.remove", "needs_confirmation",
+            proposed={"action": "shopping.remove", "item": n.item_plural, "quantity": 2}),
         # shopping.complete / uncomplete
         "complete": receipt("shopping.complete", "success",
                             items=[item(n.item, completed=True)]),
+        "complete_some": receipt("shopping.complete", "success", items=[item(n.item_plural, 4)],
+                                 reduced=True, previous=item(n.item_plural, 6).model_dump()),
         "complete_already": receipt("shopping.complete", "no_change", "already_completed",
                                     items=[item(n.item_plural, completed=True)]),
         "complete_missing": receipt("shopping.complete", "not_found", "not_on_list",
                                     items=[item(n.other)]),
         "complete_confirm": receipt("shopping.complete", "needs_confirmation",
                                     items=[item(n.item)]),
+        "complete_confirm_amount": receipt(
+            "shopping.complete", "needs_confirmation",
+            proposed={"action": "shopping.complete", "item": n.item_plural, "quantity": 2}),
         "uncomplete": receipt("shopping.uncomplete", "success", items=[item(n.item)]),
         "uncomplete_not_done": receipt("shopping.uncomplete", "no_change", "not_completed",
                                        items=[item(n.item)]),
@@ -270,6 +280,13 @@ def samples(now: dt.datetime, names: Names = ENGLISH) -> dict[str, Receipt]:
             "agenda.move", "needs_confirmation",
             proposed={"action": "agenda.move", "title": n.event,
                       "new_start": friday.isoformat()}),
+        # "push the dentist back a week": the question says where it would go
+        "move_shift_confirm": receipt(
+            "agenda.move", "needs_confirmation", events=[event(n.event, friday)],
+            proposal=[{"action": "agenda.move", "title": n.event, "shift_minutes": 10080}]),
+        # "push the holiday back an hour": an all-day entry moves by whole days
+        "move_all_day_shift": receipt("agenda.move", "rejected", "all_day_shift",
+                                      events=[event(n.event, friday.date())]),
         # "move the dentist to 4 pm": a time on the entry's own day
         "move_time_confirm": receipt(
             "agenda.move", "needs_confirmation",

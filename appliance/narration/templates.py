@@ -35,7 +35,7 @@ from appliance.narration.when import (
     time_words,
     when,
 )
-from appliance.protocol.receipts import ASK, ASK_TIME, PART, Receipt, ReceiptEvent
+from appliance.protocol.receipts import ASK, ASK_TIME, PART, Receipt, ReceiptEvent, ReceiptItem
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -108,12 +108,16 @@ TEMPLATES: dict[Key, T] = {
         "I removed {names} from the shopping list.",
         "Tirei {names} da lista de compras."),
     ("shopping.remove", "needs_confirmation", ANY, ANY): T(
-        "Did you want to remove {names} from the list?",
-        "Você quis tirar {names} da lista?"),
+        "Did you want to remove {items} from the list?",
+        "Você quis tirar {items} da lista?"),
     (ANY, "not_found", "not_on_list", ANY): T(
         "{names} {isnt} on the list.",
         "{names} não {esta} na lista."),
     # --- shopping.complete / uncomplete --------------------------------------
+    # "I bought two apples" of the six listed: what is left to buy
+    ("shopping.complete", "success", ANY, "reduced"): T(
+        "The shopping list still has {items}.",
+        "A lista de compras ainda tem {items}."),
     ("shopping.complete", "success", ANY, ANY): T(
         "I checked off {names}.",
         "Marquei {the_names} como {bought}."),
@@ -121,8 +125,8 @@ TEMPLATES: dict[Key, T] = {
         "{names} {is} already checked off.",
         "{the_names} já {esta} {marked} como {bought}."),
     ("shopping.complete", "needs_confirmation", ANY, ANY): T(
-        "Did you want to check off {names}?",
-        "Você quis marcar {the_names} como {bought}?"),
+        "Did you want to check off {items}?",
+        "Você quis marcar {the_items} como {bought}?"),
     ("shopping.uncomplete", "success", ANY, ANY): T(
         "I put {names} back on the list.",
         "Coloquei {the_names} de volta na lista."),
@@ -219,6 +223,10 @@ TEMPLATES: dict[Key, T] = {
     ("agenda.move", "no_change", "same_time", ANY): T(
         "{event} is already {when}; I didn't change it.",
         "{event} já está {event_marked} para {to_when}; não mudei nada."),
+    # "push the holiday back an hour": an all-day entry moves by whole days
+    ("agenda.move", "rejected", "all_day_shift", ANY): T(
+        "{event} {when} takes the whole day; nothing was changed. Say the day to move it to.",
+        "{event} {when} ocupa o dia todo; nada foi alterado. Diga para que dia mudar."),
     ("agenda.move", "needs_confirmation", ANY, "time"): T(
         "What time {day_part} should I move {event} to?",
         "Para que horas {day_part} eu mudo {event}?"),
@@ -320,6 +328,10 @@ TEMPLATES: dict[Key, T] = {
     (ANY, "rejected", ANY, ANY): T(
         "Sorry, I couldn't do that; nothing was changed.",
         "Desculpe, não consegui fazer isso; nada foi alterado."),
+    # "take two bags of apples off" the kilo listed: amounts that do not take away
+    (ANY, "no_change", "unit_conflict", ANY): T(
+        "The list has {items}; I didn't change it.",
+        "A lista tem {items}; não mudei nada."),
     (ANY, "no_change", ANY, ANY): T(
         "Nothing needed to change.",
         "Não precisei mudar nada."),
@@ -347,7 +359,11 @@ _SPACE_BEFORE_PUNCT = re.compile(r"\s+([?.!,;:])")
 _SPACES = re.compile(r"\s{2,}")
 
 
-_FLAGS = {"shopping.add": ("reopened", "merged"), "shopping.remove": ("reduced",)}
+_FLAGS = {
+    "shopping.add": ("reopened", "merged"),
+    "shopping.remove": ("reduced",),
+    "shopping.complete": ("reduced",),
+}
 """The details of a successful receipt that name its row's variant, first found first."""
 
 
@@ -461,6 +477,11 @@ def _pt_group_agree(names: list[str], masculine: str, feminine: str) -> str:
     return masculine + "s"
 
 
+def _the_item(item: ReceiptItem, lang: str) -> str:
+    """ "as maçãs", but "2 maçãs": an amount takes no article."""
+    return the(item.name, lang) if item.quantity is None else item_phrase(item, lang)
+
+
 def _slots(v: ReceiptView, lang: str, now: dt.datetime) -> dict[str, str]:
     pt = lang == "pt"
     shown = list(v.items[:ITEM_CAP])
@@ -479,6 +500,7 @@ def _slots(v: ReceiptView, lang: str, now: dt.datetime) -> dict[str, str]:
         "items": join([item_phrase(i, lang) for i in v.items], lang),
         "names": join(names, lang),
         "the_names": join([the(n, lang) for n in names], lang),
+        "the_items": join([_the_item(i, lang) for i in v.items], lang),
         "list_names": join([i.name for i in shown], lang, more),
         "is": "are" if plural else "is",
         "isnt": "aren't" if plural else "isn't",

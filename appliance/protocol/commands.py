@@ -113,8 +113,17 @@ class ShoppingRemove(_Command):
 
 
 class ShoppingComplete(_Command):
+    """Check an item off as bought; with ``quantity``, only that much of it was bought
+    ("I bought two apples": of six apples listed, four stay on the list to buy), the
+    entry checked off when no less is listed, it has no amount of its own, or the amount
+    bought is in another unit."""
+
     action: Literal["shopping.complete"] = "shopping.complete"
     item: ItemName
+    quantity: Annotated[float | None, AfterValidator(_storable_quantity)] = Field(
+        default=None, gt=0, le=10_000
+    )
+    unit: ItemUnit | None = None
 
 
 class ShoppingUncomplete(_Command):
@@ -171,9 +180,15 @@ class AgendaRemove(_Command):
     day: Day | None = None
 
 
+MAX_SHIFT_MINUTES = 366 * 24 * 60
+"""The furthest an entry moves by an amount of time: a year."""
+
+
 class AgendaMove(_Command):
-    """Move an entry to ``new_start`` (a moment, or a day for an all-day entry), or to
-    ``new_time`` on the day it is on ("move the dentist to 4 pm"): one of the two.
+    """Move an entry to ``new_start`` (a moment, or a day for an all-day entry), to
+    ``new_time`` on the day it is on ("move the dentist to 4 pm"), or by
+    ``shift_minutes`` from where it is, later or (negative) earlier ("push the dentist
+    back a week"; an all-day entry by whole days): one of the three.
 
     ``either_half``: ``new_time`` was said without its half of the day ("move dinner
     to 8"); the move takes ``new_time`` or the same hour in the other half of the day,
@@ -185,12 +200,18 @@ class AgendaMove(_Command):
     day: Day | None = None
     new_start: Moment | None = None
     new_time: dt.time | None = None
+    shift_minutes: int | None = Field(default=None, ge=-MAX_SHIFT_MINUTES, le=MAX_SHIFT_MINUTES)
     either_half: bool = False
 
     @model_validator(mode="after")
     def _one_target(self) -> AgendaMove:
-        if (self.new_start is None) == (self.new_time is None):
-            raise PydanticCustomError("move_target", "exactly one of new_start and new_time")
+        targets = (self.new_start, self.new_time, self.shift_minutes)
+        if sum(t is not None for t in targets) != 1:
+            raise PydanticCustomError(
+                "move_target", "exactly one of new_start, new_time and shift_minutes"
+            )
+        if self.shift_minutes == 0:
+            raise PydanticCustomError("move_target", "shift_minutes must not be 0")
         if self.either_half and self.new_time is None:
             raise PydanticCustomError("move_target", "either_half needs new_time")
         return self

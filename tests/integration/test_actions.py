@@ -179,6 +179,38 @@ async def test_an_amount_taken_off_leaves_the_rest(service: ActionService) -> No
     assert sorted(await listed(service)) == [("eggs", 8.0, None, False), ("milk", 2.0, "l", False)]
 
 
+async def test_an_amount_bought_leaves_the_rest_to_buy(service: ActionService) -> None:
+    """ "I bought two apples" checked off all six listed: four stay open to buy. The
+    entry is checked off when no more is listed, it has no amount of its own, or the
+    amount bought is in another unit; a purchase memory is kept either way."""
+    await run(service, c.ShoppingAdd(item="apples", quantity=6))
+    some = await run(service, c.ShoppingComplete(item="apples", quantity=2))
+    assert (some.status, some.details["reduced"]) == ("success", True)
+    assert some.details["previous"]["quantity"] == 6
+    assert [(i.name, i.quantity, i.completed) for i in some.items] == [("apples", 4.0, False)]
+    assert await listed(service) == [("apples", 4.0, None, False)]
+    await run(service, c.ShoppingAdd(item="eggs", quantity=1, unit="dozen"))
+    await run(service, c.ShoppingComplete(item="eggs", quantity=6))  # six of the twelve
+    await run(service, c.ShoppingAdd(item="milk", quantity=2, unit="l"))
+    other = await run(service, c.ShoppingComplete(item="milk", quantity=1, unit="gallon"))
+    assert (other.status, other.details.get("reduced")) == ("success", None)
+    await run(service, c.ShoppingAdd(item="bread"))
+    await run(service, c.ShoppingComplete(item="bread", quantity=2))  # no amount of its own
+    assert sorted(await listed(service)) == [
+        ("apples", 4.0, None, False),
+        ("bread", None, None, True),
+        ("eggs", 6.0, None, False),
+        ("milk", 2.0, "l", True),
+    ]
+    rest = await run(service, c.ShoppingComplete(item="apples", quantity=4))  # all that's left
+    assert (rest.status, rest.details.get("reduced")) == ("success", None)
+    again = await run(service, c.ShoppingComplete(item="apples", quantity=1))
+    assert (again.status, again.reason) == ("no_change", "already_completed")
+    missing = await run(service, c.ShoppingComplete(item="pears", quantity=2))
+    assert (missing.status, missing.reason) == ("not_found", "not_on_list")
+    assert ("apples", 4.0, None, True) in await listed(service)
+
+
 async def test_plural_and_singular_are_the_same_item(service: ActionService) -> None:
     await run(service, c.ShoppingAdd(item="tomatoes", quantity=3))
     receipt = await run(service, c.ShoppingRemove(item="tomato"))
@@ -441,6 +473,53 @@ async def test_a_move_to_a_day_keeps_the_entrys_time(service: ActionService) -> 
     assert picnic.events[0].all_day and picnic.events[0].start == later.isoformat()
     same = await run(service, c.AgendaMove(title="dentist", new_start=later))
     assert (same.status, same.reason) == ("no_change", "same_time")
+
+
+async def test_a_move_by_an_amount_of_time_counts_from_the_entry(service: ActionService) -> None:
+    """ "push the dentist back a week": the same time a week on, as long as it was;
+    "an hour earlier" on the clock; an all-day entry by whole days only."""
+    day = dt.datetime.now(TZ).date() + dt.timedelta(days=3)
+    await run(service, c.AgendaAdd(title="Dentist", start=at(day, 10), duration_minutes=45))
+    await run(service, c.AgendaAdd(title="Picnic", start=day))
+    week = await run(service, c.AgendaMove(title="dentist", shift_minutes=7 * 24 * 60))
+    later = day + dt.timedelta(days=7)
+    assert week.status == "success"
+    assert (week.events[0].start, week.events[0].end) == (
+        at(later, 10).isoformat(),
+        at(later, 10, 45).isoformat(),
+    )
+    earlier = await run(service, c.AgendaMove(title="dentist", shift_minutes=-90))
+    assert earlier.events[0].start == at(later, 8, 30).isoformat()
+    picnic = await run(service, c.AgendaMove(title="picnic", shift_minutes=-2 * 24 * 60))
+    assert picnic.events[0].all_day
+    assert picnic.events[0].start == (day - dt.timedelta(days=2)).isoformat()
+    hours = await run(service, c.AgendaMove(title="picnic", shift_minutes=60))
+    assert (hours.status, hours.reason) == ("rejected", "all_day_shift")
+    missing = await run(service, c.AgendaMove(title="gym", shift_minutes=60))
+    assert missing.status == "not_found"
+    kept = await run(service, c.AgendaList(range="day", day=day - dt.timedelta(days=2)))
+    assert [(e.title, e.all_day) for e in kept.events] == [("Picnic", True)]
+
+
+async def test_a_move_by_an_amount_of_time_asks_where_the_entry_would_go(
+    service: ActionService,
+) -> None:
+    """The question names the entry's new day and time, so a yes runs what was heard;
+    with no such entry there is nothing to ask. Nothing moves either way."""
+    day = dt.datetime.now(TZ).date() + dt.timedelta(days=2)
+    await run(service, c.AgendaAdd(title="Dentist", start=at(day, 15)))
+    shift = c.AgendaMove(title="dentist", shift_minutes=7 * 24 * 60)
+    asked = await service.execute(Request.proposing(new_request_id(), SOURCE, [shift], {}))
+    receipt = asked.receipt
+    assert (receipt.status, receipt.action) == ("needs_confirmation", "agenda.move")
+    week = day + dt.timedelta(days=7)
+    assert [(e.title, e.start) for e in receipt.events] == [("Dentist", at(week, 15).isoformat())]
+    assert receipt.details["proposal"] == [shift.model_dump(mode="json")]
+    gym = c.AgendaMove(title="gym", shift_minutes=60)
+    missing = await service.execute(Request.proposing(new_request_id(), SOURCE, [gym], {}))
+    assert (missing.receipt.status, missing.receipt.reason) == ("not_found", "no_matching_event")
+    listed = await run(service, c.AgendaList(range="day", day=day))
+    assert [e.start for e in listed.events] == [at(day, 15).isoformat()]
 
 
 async def test_next_week_lists_monday_to_sunday_of_the_next_calendar_week(

@@ -54,6 +54,26 @@ async def test_checking_items_off_keeps_a_purchase_memory(node: Node, mosquitto:
     assert node.purchases.written == 1
 
 
+async def test_an_amount_bought_is_the_memory_of_it(node: Node, mosquitto: Mosquitto) -> None:
+    """ "I bought two apples" of six: the memory is of two apples, and four stay listed."""
+    await _memory_on(node)
+    assert node.purchases is not None
+    async with ha_client(mosquitto) as ha:
+        await ha.command("shopping.add", {"item": "apples", "quantity": 6})
+        some = await ha.command("shopping.complete", {"item": "apples", "quantity": 2})
+        assert (some["status"], some["details"]["reduced"]) == ("success", True)
+        assert [(i["name"], i["quantity"], i["completed"]) for i in some["items"]] == [
+            ("apples", 4, False)
+        ]
+    async with asyncio.timeout(20):
+        while node.purchases.written < 1:
+            await asyncio.sleep(0.05)
+    memories = await node.purchases._store.list_memories("household", kind="purchase")
+    assert [m.text for m in memories] == [
+        purchase_text(["2 apples"], dt.datetime.now(node.settings.tz).date(), "en")
+    ]
+
+
 async def test_a_memory_failure_leaves_the_list_change_intact(
     node: Node, mosquitto: Mosquitto, db_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -275,6 +275,59 @@ async def test_how_much_of_an_item_only_whisper_can_hear_is_asked_and_set_on_yes
         assert [(i["name"], i["quantity"]) for i in items] == [("apples", 3)]
 
 
+async def test_an_amount_bought_leaves_the_rest_on_the_list(
+    voice_node: Node, mosquitto: Mosquitto
+) -> None:
+    # "I bought two apples" was asked, since a yes checked off all six listed. Both
+    # engines hear the amount (the verifier's grammar has amounts in a purchase): two
+    # come off, four stay to buy, and the reply says so ("The shopping list still has
+    # 4 apples."; the guard refuses a sentence that does not say the four).
+    async with ha_client(mosquitto) as ha, satellite(mosquitto) as sat:
+        await ha.client.subscribe("appliance/receipts", qos=1)
+        added = await ha.command("shopping.add", {"item": "apples", "quantity": 6})
+        assert added["status"] == "success"
+        bought, spoken = await _said(ha, sat, "I bought two apples")
+        assert (bought["action"], bought["status"]) == ("shopping.complete", "success")
+        assert bought["details"]["bought"] == {"quantity": 2, "unit": None}
+        assert "4 apples" in spoken, spoken  # the narration or its template: what is left
+        items = (await ha.command("shopping.list", {"include_completed": True}))["items"]
+        assert [(i["name"], i["quantity"], i["completed"]) for i in items] == [
+            ("apples", 4, False)
+        ]
+
+
+async def test_a_move_by_an_amount_of_time_asks_where_and_moves_on_yes(
+    voice_node: Node, mosquitto: Mosquitto
+) -> None:
+    # "push the dentist back a week" was not understood. It is asked (out of the
+    # verifier's grammar), the question names the day and time it would go to, and a
+    # yes moves it there: the same time a week later.
+    command = speech.pad(speech.piper("push the dentist back a week", **speech.FIXED), 300, 1500)
+    reply = speech.pad(speech.piper("yes", **speech.FIXED), 300, 1500)
+    tz = voice_node.settings.tz  # the household's, which the question speaks in
+    day = dt.datetime.now(tz).date() + dt.timedelta(days=2)
+    start = dt.datetime.combine(day, dt.time(15), tzinfo=tz)
+    async with ha_client(mosquitto) as ha, satellite(mosquitto) as sat:
+        added = await ha.command("agenda.add", {"title": "dentist", "start": start.isoformat()})
+        assert added["status"] == "success"
+        session_id, asked = await _asked(ha, sat, command)
+        assert [(p["title"], p["shift_minutes"]) for p in asked["details"]["proposal"]] == [
+            ("dentist", 7 * 24 * 60)
+        ]
+        week = start + dt.timedelta(days=7)
+        assert [dt.datetime.fromisoformat(e["start"]) for e in asked["events"]] == [week]
+        question, report = await _answered(ha, sat, session_id, reply)
+        assert question.startswith("Did you want to move the dentist to "), question
+        assert question.endswith(" at 3 PM?"), question
+        assert report["receipt"]["status"] == "success", report
+        listed = {"range": "day", "day": week.date().isoformat()}
+        events = (await ha.command("agenda.list", listed))["events"]
+        moved = [(e["title"], dt.datetime.fromisoformat(e["start"])) for e in events]
+        assert moved == [("dentist", week)]
+        before = {"range": "day", "day": day.isoformat()}
+        assert (await ha.command("agenda.list", before))["events"] == []
+
+
 @pytest.mark.parametrize(
     ("first", "why", "second"),
     [("uh huh", "unsure_yes", "yes please"), ("uh huh", "unsure_yes", "no"),

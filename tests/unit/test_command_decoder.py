@@ -311,11 +311,21 @@ def test_home_assistant_item_with_a_nul_is_rejected() -> None:
         ("agenda/add", {"title": "x", "start": "9999-12-31"}, "start: years 1900 to 2999"),
         ("agenda/list", {"range": "day", "day": "9999-12-31"}, "day: years"),
         ("agenda/move", {"title": "x", "new_start": "1899-12-31"}, "new_start: years"),
-        ("agenda/move", {"title": "x"}, "payload: exactly one of new_start and new_time"),
+        (
+            "agenda/move",
+            {"title": "x"},
+            "payload: exactly one of new_start, new_time and shift_minutes",
+        ),
         (
             "agenda/move",
             {"title": "x", "new_start": "2026-12-04", "new_time": "16:00"},
-            "payload: exactly one of new_start and new_time",
+            "payload: exactly one of new_start, new_time and shift_minutes",
+        ),
+        ("agenda/move", {"title": "x", "shift_minutes": 0}, "payload: shift_minutes must not be 0"),
+        (
+            "agenda/move",
+            {"title": "x", "shift_minutes": 10**6},
+            "shift_minutes: Input should be less than or equal to 527040",
         ),
         (
             "agenda/move",

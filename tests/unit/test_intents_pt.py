@@ -1009,10 +1009,47 @@ def test_um_dia_contado_a_partir_de_hoje_ou_de_amanha() -> None:
     assert said == (AgendaAdd(title="dentista", start=dt.datetime(2026, 12, 15, 15, tzinfo=SP)),)
 
 
-def test_uma_quantidade_tirada_e_a_do_comando_e_uma_comprada_e_perguntada() -> None:
+def test_uma_quantidade_tirada_ou_comprada_e_a_do_comando() -> None:
     said = parse("tira duas maçãs da lista")
     assert said.commands == (ShoppingRemove(item="maçãs", quantity=2),)
     assert not said.ask  # seis maçãs na lista ficam quatro
     bought = parse("comprei três maçãs")
-    assert bought.commands == (ShoppingComplete(item="maçãs"),)
-    assert bought.ask  # a entrada toda
+    assert bought.commands == (ShoppingComplete(item="maçãs", quantity=3),)
+    assert not bought.ask  # seis maçãs na lista: ficam três por comprar
+    some = parse("já peguei meia dúzia de ovos")
+    assert some.commands == (ShoppingComplete(item="ovos", quantity=0.5, unit="dozen"),)
+    part = parse("comprei duas das maçãs")  # uma parte das que estão na lista
+    assert part.commands == (ShoppingComplete(item="maçãs", quantity=2),)
+    packs = parse("tira dois dos pacotes de arroz").commands
+    assert packs == (ShoppingRemove(item="arroz", quantity=2, unit="pack"),)
+
+
+HORA, DIA, SEMANA = 60, 24 * 60, 7 * 24 * 60
+
+
+@pytest.mark.parametrize(
+    ("text", "title", "minutes"),
+    [
+        ("adia o dentista uma semana", "dentista", SEMANA),
+        ("adia a reunião em duas horas", "reunião", 2 * HORA),
+        ("adia o jantar meia hora", "jantar", 30),
+        ("passa o jantar uma hora pra frente", "jantar", HORA),
+        ("passa o jantar pra frente uma hora e meia", "jantar", 90),
+        ("adianta a reunião em trinta minutos", "reunião", -30),
+        ("antecipa o dentista um dia", "dentista", -DIA),
+    ],
+)
+def test_uma_mudanca_por_um_tanto_de_tempo(text: str, title: str, minutes: int) -> None:
+    assert_command(text, AgendaMove(title=title, shift_minutes=minutes))
+
+
+def test_pra_semana_que_vem_e_uma_semana_depois_perguntado() -> None:
+    result = parse("passa a reunião pra semana que vem")
+    assert result.commands == (AgendaMove(title="reunião", shift_minutes=SEMANA),)
+    assert result.ask
+
+
+def test_adiar_pra_um_dia_nao_e_um_tanto_de_tempo() -> None:
+    said = parse("adia o dentista pra sexta").commands
+    assert said == (AgendaMove(title="dentista", new_start=dt.date(2026, 12, 4)),)
+    assert parse("adia o dentista").commands == ()

@@ -43,6 +43,8 @@ GOOD_EN: list[tuple[str, str]] = [
     ("add_confirm_amount", "Did you want to add 3 eggs?"),
     ("remove_some", "The shopping list now has 4 eggs."),
     ("remove_some", "You now have 4 eggs on your list."),
+    ("complete_some", "The shopping list still has 4 eggs."),
+    ("complete_some", "You still need 4 eggs."),
     ("add_confirm_amount", "Should I add three eggs to the list?"),
     ("add_db_down", "Sorry, I couldn't reach the database, so nothing was changed."),
     ("remove", "I removed milk from your shopping list."),
@@ -121,8 +123,13 @@ BAD_EN: list[tuple[str, str, str]] = [
     ("add_confirm", "Did you want to add milk?", "does not name: oat milk"),
     # two of six taken off: "removed eggs" sounds like all of them
     ("remove_some", "I removed eggs from the list.", "does not say the new quantity"),
+    # two of six bought: "checked off eggs" sounds like all of them
+    ("complete_some", "I checked off eggs.", "does not say the new quantity"),
     # a yes adds three: the question says so
     ("add_confirm_amount", "Did you want to add eggs?", "does not say the quantity asked about"),
+    # a yes takes two off, or checks two off: not the whole entry
+    ("remove_confirm_amount", "Did you want to remove eggs?", "does not say the quantity"),
+    ("complete_confirm_amount", "Did you want to check off eggs?", "does not say the quantity"),
     ("next", "Your next appointment is tomorrow at 3 PM.", "does not name: dentist"),
     ("next", "Your next appointment is the dentist.", "does not say the time"),
     ("agenda_add_all_day", "I added the dentist to your agenda.", "does not say the day"),
@@ -185,6 +192,7 @@ GOOD_PT: list[tuple[str, str]] = [
     ("remove", "Tirei leite da sua lista de compras."),
     ("remove_missing", "Ovos não estão na sua lista."),
     ("complete", "Marquei o leite como comprado."),
+    ("complete_some", "A lista de compras ainda tem 4 ovos."),
     ("list", "Você tem 3 itens na lista: leite, ovos e pão."),
     ("list_empty", "Sua lista de compras está vazia."),
     ("find", "Sim, 2 litros de leite estão na sua lista."),
@@ -209,6 +217,7 @@ BAD_PT: list[tuple[str, str, str]] = [
     ("add_already", "Adicionei leite à lista.", "does not say it failed"),
     ("add_plain", "Adicionei duas dúzias de ovos à lista.", "number not in the receipt: 2"),
     ("remove_missing", "Tirei os ovos da lista.", "does not say it failed"),
+    ("complete_some", "Marquei os ovos como comprados.", "does not say the new quantity"),
     ("next", "Seu próximo compromisso é o dentista amanhã às 16h.", "time not"),
     ("next", "Seu próximo compromisso é o dentista na sexta-feira às 15h.", "weekday not"),
     ("next", "Seu próximo compromisso é o dentista hoje às 15h.", "date not"),

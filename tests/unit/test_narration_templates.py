@@ -33,7 +33,16 @@ EXPECTED_EN = {
     "add_db_down": "Sorry, I couldn't reach the database; nothing was changed.",
     "remove": "I removed milk from the shopping list.",
     "remove_missing": "Eggs aren't on the list.",
+    "remove_unit_conflict": "The list has 1 kilo of rice; I didn't change it.",
     "complete": "I checked off milk.",
+    "complete_some": "The shopping list still has 4 eggs.",
+    "move_shift_confirm": "Did you want to move the dentist to Friday at 4 PM?",
+    "move_all_day_shift": (
+        "The dentist on Friday takes the whole day; nothing was changed. Say the day to move it to."
+    ),
+    "complete_confirm": "Did you want to check off milk?",
+    "complete_confirm_amount": "Did you want to check off 2 eggs?",
+    "remove_confirm_amount": "Did you want to remove 2 eggs from the list?",
     "complete_already": "Eggs are already checked off.",
     "uncomplete_not_done": "Milk isn't checked off.",
     "list": "You have 3 items on the list: milk, eggs and bread.",
@@ -89,7 +98,16 @@ EXPECTED_PT = {
     "add_confirm": "Você quis adicionar leite de aveia?",
     "add_db_down": "Desculpe, não consegui acessar o banco de dados; nada foi alterado.",
     "remove_missing": "Ovos não estão na lista.",
+    "remove_unit_conflict": "A lista tem 1 quilo de arroz; não mudei nada.",
     "complete": "Marquei o leite como comprado.",
+    "complete_some": "A lista de compras ainda tem 4 ovos.",
+    "move_shift_confirm": "Você quis mudar o dentista para sexta-feira às 16h?",
+    "move_all_day_shift": (
+        "O dentista na sexta-feira ocupa o dia todo; nada foi alterado. Diga para que dia mudar."
+    ),
+    "complete_confirm": "Você quis marcar o leite como comprado?",
+    "complete_confirm_amount": "Você quis marcar 2 ovos como comprados?",
+    "remove_confirm_amount": "Você quis tirar 2 ovos da lista?",
     "complete_already": "Os ovos já estão marcados como comprados.",
     "uncomplete_not_done": "O leite não está marcado como comprado.",
     "list": "Você tem 3 itens na lista: leite, ovos e pão.",
