@@ -17,6 +17,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    StrictInt,
     StringConstraints,
     TypeAdapter,
     model_validator,
@@ -200,7 +201,9 @@ class AgendaMove(_Command):
     day: Day | None = None
     new_start: Moment | None = None
     new_time: dt.time | None = None
-    shift_minutes: int | None = Field(default=None, ge=-MAX_SHIFT_MINUTES, le=MAX_SHIFT_MINUTES)
+    shift_minutes: StrictInt | None = Field(  # a JSON true is no minute
+        default=None, ge=-MAX_SHIFT_MINUTES, le=MAX_SHIFT_MINUTES
+    )
     either_half: bool = False
 
     @model_validator(mode="after")

@@ -291,9 +291,7 @@ async def test_an_amount_bought_leaves_the_rest_on_the_list(
         assert bought["details"]["bought"] == {"quantity": 2, "unit": None}
         assert "4 apples" in spoken, spoken  # the narration or its template: what is left
         items = (await ha.command("shopping.list", {"include_completed": True}))["items"]
-        assert [(i["name"], i["quantity"], i["completed"]) for i in items] == [
-            ("apples", 4, False)
-        ]
+        assert [(i["name"], i["quantity"], i["completed"]) for i in items] == [("apples", 4, False)]
 
 
 async def test_a_move_by_an_amount_of_time_asks_where_and_moves_on_yes(

@@ -322,6 +322,7 @@ def test_home_assistant_item_with_a_nul_is_rejected() -> None:
             "payload: exactly one of new_start, new_time and shift_minutes",
         ),
         ("agenda/move", {"title": "x", "shift_minutes": 0}, "payload: shift_minutes must not be 0"),
+        ("agenda/move", {"title": "x", "shift_minutes": True}, "shift_minutes: Input should be"),
         (
             "agenda/move",
             {"title": "x", "shift_minutes": 10**6},
