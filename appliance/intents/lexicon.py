@@ -171,6 +171,9 @@ class Corrections:
     amount: tuple[str, ...]
     """Ways to say an amount with the item it is of (``{amount}``, ``{item}``): a
     correction that names only an amount ("three", "three liters") is of the item."""
+    at_hour: str
+    """The word before an hour: a correction that names only a number ("at five, no,
+    six") is that hour."""
 
 
 @dataclass(frozen=True)
@@ -288,6 +291,7 @@ def _corrections(raw: Mapping[str, Any]) -> Corrections:
         markers=re.compile(rf"(?<![\w'])(?:(?:{one})[\s,]*)+") if one else None,
         again={str(k): str(v) for k, v in raw["again"].items()},
         amount=tuple(str(form) for form in raw["amount"]),
+        at_hour=str(raw["at_hour"]),
     )
 
 

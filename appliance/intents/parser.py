@@ -227,6 +227,8 @@ class IntentParser:
             return None
         first = self._parse(said.before, language, frame, why="bought")
         actions = {c.action for c in first.commands}
+        if not first.negated and actions and actions <= _TIMED_ACTIONS:
+            return self._when_corrected(said.before, said.after, language, frame)
         if first.negated or len(actions) != 1 or not actions <= lexicon.corrections.again.keys():
             return None  # "remind me to call mom, no, dad": said again, never half read
         action = actions.pop()
@@ -252,6 +254,50 @@ class IntentParser:
                 commands = (commands[0].model_copy(update={"unit": unit}),)
                 read = replace(read, command=commands[0], commands=commands)
             return replace(read, ask=True, negated=True, ask_time=None)
+        return None
+
+    def _when_corrected(
+        self, before: str, after: str, language: _Language, frame: _Frame
+    ) -> ParseResult | None:
+        """An entry added or moved whose day or time is corrected as it is said
+        ("remind me to call mom at five, no, six", "move the dentist to friday, no,
+        thursday", "add the dentist on friday, no wait, thursday at 3"), as corrected:
+        the words before the markers with their last day or time (of the kind the
+        correction says) said as the words after. Only ever asked. None when the words
+        after are no day or time alone ("remind me to call mom, no, dad")."""
+        grammar, today = language.grammar, frame.now.date()
+        said = _when_alone(after, language, today)
+        if said is None:
+            return None
+        text, dated, timed = said
+        words = words_of(before)
+        fragments = grammar.scan(words, today)
+        kinds = [(f.date is not None, f.time is not None) for f in fragments]
+        if dated and timed:  # "thursday at 3": in place of all the day and time said
+            spans = [(f.start, f.end) for f in fragments]
+        else:  # "six": in place of the last time said; "thursday", of the last day
+            said_kind = [i for i, k in enumerate(kinds) if k == (dated, timed)]
+            spans = (
+                [(fragments[said_kind[-1]].start, fragments[said_kind[-1]].end)]
+                if said_kind
+                else []
+            )
+        if not spans:
+            return None  # "at five, no, friday": a day for a time, or one said with both
+        # the day or time said in its place, or after the word that led it ("pra sexta":
+        # "pra quinta", where "quinta" alone would leave the move without its "pra")
+        for keep in (0, 1):
+            reading = before
+            for index, (start, end) in reversed(list(enumerate(spans))):
+                first = min(start + keep, end - 1)
+                replaced = text if index == len(spans) - 1 else ""
+                reading = (
+                    f"{reading[: words[first].start]}{replaced}{reading[words[end - 1].end :]}"
+                )
+            read = self._parse(reading, language, _Frame(frame.now))
+            actions = {c.action for c in read.commands}
+            if actions and not read.negated and actions <= _TIMED_ACTIONS:
+                return replace(read, ask=True, negated=True)
         return None
 
     def _parse(
@@ -367,6 +413,26 @@ class IntentParser:
         intent = candidate.intent if "." in candidate.intent else None  # not "unknown_list"
         template = language.templates.as_written(candidate.template)
         return ParseResult(None, intent, outcome.reason, template)
+
+
+_TIMED_ACTIONS = frozenset({"agenda.add", "agenda.move"})
+"""Requests whose day or time a correction said as it is said may change."""
+
+
+def _when_alone(after: str, language: _Language, today: dt.date) -> tuple[str, bool, bool] | None:
+    """The words after a correction's markers as a day or a time and nothing else
+    ("six" said as "at six", "thursday", "on thursday at 3"), and whether they say a day
+    and a time; None when they say more or other than that."""
+    at = language.lexicon.corrections.at_hour
+    for text in (after, f"{at} {after}"):
+        words = words_of(text)
+        fragments = language.grammar.scan(words, today)
+        covered = {i for f in fragments for i in range(f.start, f.end)}
+        if words and covered == set(range(len(words))):
+            dated = any(f.date is not None for f in fragments)
+            timed = any(f.time is not None for f in fragments)
+            return text, dated, timed
+    return None
 
 
 def _correction_readings(

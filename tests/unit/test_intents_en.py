@@ -1602,9 +1602,8 @@ def test_move_to_something_that_is_not_a_date() -> None:
         "don't cancel the dentist tomorrow",
         "let's not add milk",
         "just don't add milk",
-        # corrected as it was said: never half of it run (a request to buy, take off
-        # or cross off is asked about as corrected: test_a_request_corrected_...)
-        "remind me to call mom at 5, I mean 6",
+        # corrected as it was said, a request is asked about as corrected, never half
+        # of it run: test_a_request_corrected_..., test_a_day_or_time_corrected_...
     ],
 )
 def test_negations_do_nothing(text: str) -> None:
@@ -1786,19 +1785,49 @@ def test_a_request_corrected_as_it_is_said_is_asked_as_corrected(
 
 
 @pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("remind me at five to call mom, no, at six",
+         AgendaAdd(title="call mom", start=at(11, 30, 18))),
+        ("remind me to call mom at five, no, six",
+         AgendaAdd(title="call mom", start=at(11, 30, 18))),
+        ("remind me to call mom at 5, I mean 6", AgendaAdd(title="call mom", start=at(11, 30, 18))),
+        ("add the dentist on friday at 3, no, thursday",
+         AgendaAdd(title="dentist", start=at(12, 3, 15))),
+        ("add the dentist on friday, no wait, thursday at 3",
+         AgendaAdd(title="dentist", start=at(12, 3, 15))),
+        ("move the dentist to friday, no, thursday",
+         AgendaMove(title="dentist", new_start=dt.date(2026, 12, 3))),
+        ("move the dentist to 4 pm, no wait, 5 pm",
+         AgendaMove(title="dentist", new_time=dt.time(17))),
+    ],
+)  # fmt: skip
+def test_a_day_or_time_corrected_as_it_is_said_is_asked_as_corrected(
+    text: str, expected: Command
+) -> None:
+    """ "remind me at five to call mom, no, at six" was refused as a negation, and the
+    user said it all again. The last day or time said (of the kind the correction says)
+    is the correction's; only ever asked."""
+    result = parse(text)
+    assert result.commands == (expected,)
+    assert result.ask and result.negated
+
+
+@pytest.mark.parametrize(
     ("text", "commands"),
     [
         # nothing after the correction, or what follows it calls the request off
         ("add milk, no wait", []),
         ("add milk, I mean, never mind", []),
         ("add milk, sorry, I don't want it", []),
-        # a correction of no item request: said again, never half read
-        ("remind me at five to call mom, no, at six", []),
+        # a correction of an entry by no day or time: said again, never half read
+        ("remind me at five to call mom, no, dad", []),
+        ("remind me at five to call mom, no, friday", []),  # a day for the time said
         # the markers' words in what a request says
         ("add milk, actually add eggs too", [ShoppingAdd(item="milk"), ShoppingAdd(item="eggs")]),
     ],
 )
-def test_what_is_no_correction_of_an_item_request(text: str, commands: list[Command]) -> None:
+def test_what_is_no_correction_of_a_request(text: str, commands: list[Command]) -> None:
     result = parse(text)
     assert list(result.commands) == commands
     assert not result.ask

@@ -244,6 +244,27 @@ def test_a_request_corrected_as_it_is_said_is_not_run() -> None:
     assert result.ask and result.negated  # perguntado, nunca executado
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("me lembra de ligar pra mãe às cinco, não, às seis",
+         AgendaAdd(title="ligar pra mãe", start=at(11, 30, 18))),
+        ("me lembra de ligar pra mãe às cinco, quer dizer, às seis",
+         AgendaAdd(title="ligar pra mãe", start=at(11, 30, 18))),
+        ("marca dentista na sexta às três, não, na quinta",
+         AgendaAdd(title="dentista", start=at(12, 3, 15))),
+        ("muda o dentista pra sexta, quer dizer, quinta",
+         AgendaMove(title="dentista", new_start=dt.date(2026, 12, 3))),
+    ],
+)  # fmt: skip
+def test_um_dia_ou_hora_corrigido_ao_dizer_e_perguntado_corrigido(
+    text: str, expected: Command
+) -> None:
+    result = parse(text)
+    assert result.commands == (expected,)
+    assert result.ask and result.negated
+
+
 def test_how_much_of_the_item_last_talked_about() -> None:
     said = parser().parse("na verdade, muda pra três", lang="pt", now=NOW, last_item="maçãs")
     assert said.commands == (ShoppingSetQuantity(item="maçãs", quantity=3),)
@@ -807,9 +828,8 @@ def test_agenda_changes(text: str, expected: Command) -> None:
         "esquece",
         "cancela isso",
         "não cancela o dentista",
-        # corrigido enquanto era dito: nunca a metade (um pedido de compra corrigido é
-        # perguntado como corrigido: test_um_pedido_corrigido_...)
-        "me lembra de ligar pra mãe às cinco, quer dizer, às seis",
+        # corrigido enquanto era dito, um pedido é perguntado como corrigido, nunca a
+        # metade: test_um_dia_ou_hora_corrigido_...
     ],
 )
 def test_negations_do_nothing(text: str) -> None:
