@@ -1477,6 +1477,8 @@ def test_a_time_from_now_leaves_durations_and_days_alone() -> None:
         ("what's up next", AgendaNext()),
         ("what time is my next appointment", AgendaNext()),
         ("what time is my appointment tomorrow", AgendaList(range="tomorrow")),
+        ("what's my first appointment tomorrow", AgendaList(range="tomorrow")),
+        ("when is my first meeting on friday", AgendaList(range="day", day=dt.date(2026, 12, 4))),
         ("when is the meeting on Friday", AgendaList(range="day", day=dt.date(2026, 12, 4))),
         # one entry asked about by its title: the soonest of that title
         ("when is my dentist appointment", AgendaNext(title="dentist appointment")),
