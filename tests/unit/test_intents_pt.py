@@ -746,6 +746,7 @@ def test_a_time_from_now_leaves_durations_and_days_alone() -> None:
         ("o que eu tenho no fim de semana", AgendaList(range="weekend")),
         ("tem alguma coisa na agenda neste fim de semana", AgendaList(range="weekend")),
         ("o que tem na agenda semana que vem", AgendaList(range="next_week")),
+        ("qual o meu primeiro compromisso amanhã", AgendaList(range="tomorrow")),
         ("quais são os meus compromissos da próxima semana", AgendaList(range="next_week")),
         (
             "o que tem na agenda no dia 5 de dezembro",
