@@ -153,9 +153,17 @@ def _misread(words: Sequence[Word], lexicon: Lexicon) -> bool:
 
 def _names_an_event(words: Sequence[Word], lexicon: Lexicon) -> bool:
     """True if ``words`` hold one of the lexicon's ``event_nouns`` ("dentist
-    appointment", "reminder to call mom") or ``event_titles`` ("the dentist"): an
-    agenda entry, never a shopping item."""
-    return any(w.key in lexicon.event_nouns or w.key in lexicon.event_titles for w in words)
+    appointment", "reminder to call mom") or ``event_titles`` ("the dentist"), or a
+    meal had with someone ("dinner with the smiths"): an agenda entry, never a
+    shopping item."""
+    if any(w.key in lexicon.event_nouns or w.key in lexicon.event_titles for w in words):
+        return True
+    keys = tuple(w.key for w in words)
+    return any(
+        keys[i : i + len(meal)] == meal and keys[i + len(meal)] in lexicon.title_joiners
+        for meal in lexicon.meals
+        for i in range(len(keys) - len(meal))
+    )
 
 
 def _second_request(words: Sequence[Word], lexicon: Lexicon) -> bool:

@@ -250,6 +250,8 @@ class Lexicon:
     generic_events: frozenset[str]
     event_nouns: frozenset[str]
     event_titles: frozenset[str]
+    meals: tuple[Phrase, ...]
+    """A meal: had with someone ("dinner with the smiths"), an entry."""
     destinations: tuple[Phrase, ...]
     evening_titles: tuple[Phrase, ...]
     morning_titles: tuple[Phrase, ...]
@@ -474,6 +476,7 @@ def load_lexicon(lang: str) -> Lexicon:
         generic_events=_words(raw["generic_events"]),
         event_nouns=_words(raw["event_nouns"]),
         event_titles=_words(raw["event_titles"]),
+        meals=_phrases(raw["meals"]),
         destinations=_phrases(raw["destinations"]),
         evening_titles=_phrases(raw["evening_titles"]),
         morning_titles=_phrases(raw["morning_titles"]),

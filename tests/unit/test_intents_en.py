@@ -1970,3 +1970,19 @@ def test_an_amount_put_back_is_asked() -> None:
     result = parse("put two apples back on the list")
     assert [c.action for c in result.commands] == ["shopping.uncomplete"]
     assert result.ask
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("remove dinner with the smiths", AgendaRemove(title="dinner with the smiths")),
+        ("delete lunch with john", AgendaRemove(title="lunch with john")),
+        ("remove lunch meat", ShoppingRemove(item="lunch meat")),
+        ("add dinner rolls", ShoppingAdd(item="dinner rolls")),
+    ],
+)
+def test_a_meal_with_someone_is_an_entry(text: str, expected: Command) -> None:
+    """ "remove dinner with the smiths" took an item "dinner with the smiths" off the
+    shopping list (not found). A meal had with someone is an entry."""
+    assert_command(text, expected)
+    assert parse("add dinner with the smiths").reason == "vague_time"  # when is it?

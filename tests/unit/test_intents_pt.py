@@ -1074,3 +1074,9 @@ def test_adiar_pra_um_dia_nao_e_um_tanto_de_tempo() -> None:
     said = parse("adia o dentista pra sexta").commands
     assert said == (AgendaMove(title="dentista", new_start=dt.date(2026, 12, 4)),)
     assert parse("adia o dentista").commands == ()
+
+
+def test_uma_refeicao_com_alguem_e_um_compromisso() -> None:
+    assert_command("tira o jantar com os pais", AgendaRemove(title="jantar com os pais"))
+    assert_command("apaga o almoço com o joão", AgendaRemove(title="almoço com o joão"))
+    assert parse("adiciona janta com a ana").reason == "vague_time"
