@@ -5,7 +5,8 @@ Adding an item that is already open (policy, see docs/mqtt-api.md):
 - with a quantity, in the same unit (or the open item has none): quantities merge
   (``success``, ``details.merged``), "2 l milk" + "1 l milk" is "3 l milk";
 - with a quantity in another unit: ``no_change`` (reason ``unit_conflict``); but a
-  dozen and a count add up, one by one ("6 eggs" and a dozen are "18 eggs");
+  dozen and a count add up, one by one ("6 eggs" and a dozen are "18 eggs"), and so do
+  units of one measure in one system ("1 kg" and "500 g" of flour are "1.5 kg");
 - said as more of it (``ShoppingAdd.more``, "add two more"), a quantity without a unit
   is in the item's own unit ("2 l milk" and two more are "4 l milk"), or one by one
   where it has a dozen ("1 dozen eggs" and two more are "14 eggs").
@@ -123,11 +124,42 @@ def _merged(
         return round((row.quantity or 0) + quantity, 3), unit
     if {row.unit, unit} == {_COUNTED, None}:  # a dozen and a count: one by one
         return round(_one_by_one(row.quantity, row.unit) + _one_by_one(quantity, unit), 3), None
-    return None
+    return _measured(row.quantity, row.unit, quantity, unit, 1)  # "1 kg" and "500 g"
 
 
 def _one_by_one(quantity: float, unit: str | None) -> float:
     return quantity * _DOZEN if unit == _COUNTED else quantity
+
+
+_SCALES: dict[str, tuple[str, int]] = {
+    "g": ("metric mass", 1), "kg": ("metric mass", 1000),
+    "ml": ("metric volume", 1), "l": ("metric volume", 1000),
+    "oz": ("mass", 1), "lb": ("mass", 16),
+    "pint": ("volume", 1), "quart": ("volume", 2), "gallon": ("volume", 8),
+}  # fmt: skip
+"""Units that measure the same thing in one system, and how many of the smallest each
+is: "500 g" of flour comes off "1 kg" of it. Never across systems (a pound of flour
+and 500 g)."""
+
+
+def _measured(
+    listed: float, unit: str | None, quantity: float, said: str | None, sign: int
+) -> tuple[float, str | None] | None:
+    """``listed`` of ``unit`` with ``quantity`` of ``said`` added (``sign`` 1) or taken
+    off (-1), where the two units measure the same thing ("1 kg" and "500 g" are 1.5
+    kg): in the listed unit, or in the smaller one where the listed would need more
+    than three decimals ("1 lb" and "1 oz" are 17 oz). None for units that do not."""
+    if unit is None or said is None or unit not in _SCALES or said not in _SCALES:
+        return None
+    (kind, scale), (said_kind, said_scale) = _SCALES[unit], _SCALES[said]
+    if kind != said_kind:
+        return None
+    smallest = max(0.0, listed * scale + sign * quantity * said_scale)
+    whole = smallest / scale
+    if abs(round(whole, 3) - whole) < 1e-9:
+        return round(whole, 3), unit
+    smaller = unit if scale < said_scale else said
+    return round(smallest / min(scale, said_scale), 3), smaller
 
 
 async def set_quantity(ctx: Context, cmd: ShoppingSetQuantity) -> Outcome:
@@ -191,7 +223,7 @@ def _left(
     if {row.unit, unit} == {_COUNTED, None}:  # a dozen and a count: one by one
         left = _one_by_one(listed, row.unit) - _one_by_one(quantity, unit)
         return max(round(left, 3), 0.0), None
-    return None
+    return _measured(listed, row.unit, quantity, unit, -1)  # "500 g" off "1 kg"
 
 
 async def _set_completed(

@@ -73,6 +73,32 @@ async def test_adding_in_another_unit_is_a_conflict(service: ActionService) -> N
     assert await listed(service) == [("rice", 1.0, "kg", False)]
 
 
+async def test_units_of_one_measure_add_up_and_take_away(service: ActionService) -> None:
+    """ "1 kg" of flour and "500 g" were a unit conflict (nothing changed). Units that
+    measure the same thing in one system add up and take away, in the listed unit, or
+    in the smaller where the listed would need more than three decimals; never across
+    systems."""
+    await run(service, c.ShoppingAdd(item="flour", quantity=1, unit="kg"))
+    more = await run(service, c.ShoppingAdd(item="flour", quantity=500, unit="g"))
+    assert (more.status, more.details["merged"]) == ("success", True)
+    await run(service, c.ShoppingAdd(item="milk", quantity=2, unit="l"))
+    await run(service, c.ShoppingRemove(item="milk", quantity=500, unit="ml"))
+    await run(service, c.ShoppingAdd(item="ham", quantity=1, unit="lb"))
+    await run(service, c.ShoppingAdd(item="ham", quantity=1, unit="oz"))  # 1.0625 lb
+    await run(service, c.ShoppingAdd(item="cream", quantity=1, unit="quart"))
+    await run(service, c.ShoppingComplete(item="cream", quantity=1, unit="pint"))
+    assert sorted(await listed(service)) == [
+        ("cream", 0.5, "quart", False),
+        ("flour", 1.5, "kg", False),
+        ("ham", 17.0, "oz", False),
+        ("milk", 1.5, "l", False),
+    ]
+    across = await run(service, c.ShoppingAdd(item="flour", quantity=1, unit="lb"))
+    assert (across.status, across.reason) == ("no_change", "unit_conflict")
+    gone = await run(service, c.ShoppingRemove(item="milk", quantity=1500, unit="ml"))
+    assert (gone.status, gone.details.get("reduced")) == ("success", None)
+
+
 async def test_more_of_an_item_is_in_its_own_unit(service: ActionService) -> None:
     """ "add two more" of the milk listed in liters: two more liters."""
     await run(service, c.ShoppingAdd(item="milk", quantity=2, unit="l"))
