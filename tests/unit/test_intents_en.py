@@ -1892,6 +1892,9 @@ HOUR, DAY, WEEK = 60, 24 * 60, 7 * 24 * 60
         ("bring forward the dentist a day", "dentist", -DAY),
         ("move up the haircut by an hour", "haircut", -HOUR),
         ("move the dentist one hour earlier", "dentist", -HOUR),
+        # "postpone" as Whisper spelled it in all of six voices: asked, as any such move
+        ("Post bone the dentist a week.", "dentist", WEEK),
+        ("postponed the meeting by two hours.", "meeting", 2 * HOUR),
     ],
 )
 def test_a_move_by_an_amount_of_time(text: str, title: str, minutes: int) -> None:
