@@ -271,7 +271,10 @@ class IntentParser:
             return None
         text, dated, timed = said
         words = words_of(before)
-        fragments = grammar.scan(words, today)
+        # a day or a time said, not how long ("for an hour") or a part of the day alone
+        fragments = [
+            f for f in grammar.scan(words, today) if f.date is not None or f.time is not None
+        ]
         kinds = [(f.date is not None, f.time is not None) for f in fragments]
         if dated and timed:  # "thursday at 3": in place of all the day and time said
             spans = [(f.start, f.end) for f in fragments]
@@ -431,7 +434,7 @@ def _when_alone(after: str, language: _Language, today: dt.date) -> tuple[str, b
         if words and covered == set(range(len(words))):
             dated = any(f.date is not None for f in fragments)
             timed = any(f.time is not None for f in fragments)
-            return text, dated, timed
+            return (text, dated, timed) if dated or timed else None
     return None
 
 

@@ -1802,6 +1802,9 @@ def test_a_request_corrected_as_it_is_said_is_asked_as_corrected(
          AgendaMove(title="dentist", new_start=dt.date(2026, 12, 3))),
         ("move the dentist to 4 pm, no wait, 5 pm",
          AgendaMove(title="dentist", new_time=dt.time(17))),
+        # how long it lasts is no day or time: kept
+        ("add the dentist on friday at 3 for an hour, I mean thursday at 4",
+         AgendaAdd(title="dentist", start=at(12, 3, 16), duration_minutes=60)),
     ],
 )  # fmt: skip
 def test_a_day_or_time_corrected_as_it_is_said_is_asked_as_corrected(
