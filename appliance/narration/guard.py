@@ -117,12 +117,14 @@ def _unit_group(unit: str) -> str:
 
 
 def _item_amounts(item: ReceiptItem, previous: ReceiptItem | None, *, changed: bool) -> set[float]:
-    """The amounts a sentence may say of ``item``: its quantity, what it had before,
-    and, ``changed`` (merged or reduced), what was added to it or taken off it."""
+    """The amounts a sentence may say of ``item`` in its unit: its quantity, and when
+    it had the same unit before, what it had and, ``changed`` (merged or reduced), what
+    was added to it or taken off it. "1 lb" of ham and "1 oz" are "17 oz": neither 16
+    ounces added nor 17 pounds."""
     values: set[float] = set()
     if item.quantity is not None:
         values.add(item.quantity)
-        if previous is not None and previous.quantity is not None:
+        if previous is not None and previous.quantity is not None and previous.unit == item.unit:
             values.add(previous.quantity)
             if changed:
                 values.add(round(abs(item.quantity - previous.quantity), 3))

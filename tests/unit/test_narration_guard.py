@@ -269,6 +269,18 @@ def test_merged_quantities_allow_previous_and_added_amounts() -> None:
     assert not verdict("The list now has 4 liters of milk.", r).ok
 
 
+def test_an_amount_in_another_unit_is_no_difference_of_the_two() -> None:
+    """ "1 lb" of ham and "1 oz" are "17 oz": the guard let "16 ounces added" and "17
+    pounds" through, taking each number for the other's unit."""
+    previous = item("ham", 1, "lb").model_dump()
+    r = receipt("shopping.add", "success", items=[item("ham", 17, "oz")], merged=True,
+                previous=previous)  # fmt: skip
+    assert verdict("The list now has 17 ounces of ham.", r).ok
+    assert verdict("Ham went from 1 pound to 17 ounces.", r).ok
+    assert not verdict("I added 16 ounces of ham; the list now has 17 ounces.", r).ok
+    assert not verdict("The list now has 17 pounds of ham.", r).ok
+
+
 def test_accents_case_and_plurals_are_normalized() -> None:
     r = receipt("shopping.add", "success", items=[item("Maçãs")])
     assert check("Adicionei maca à lista.", r, "pt", now=NOW).ok
