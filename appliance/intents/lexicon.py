@@ -390,6 +390,7 @@ def load_lexicon(lang: str) -> Lexicon:
     fillers = raw["fillers"]
     negation = raw["negation"]
     quantities = raw["quantities"]
+    dates = _dates(raw["dates"])
     return Lexicon(
         language=lang,
         fillers=FillerRules.build(
@@ -465,9 +466,9 @@ def load_lexicon(lang: str) -> Lexicon:
         location_markers=_words(raw["location_markers"]),
         title_joiners=_words(raw["title_joiners"]),
         shifts=Shifts(
-            units={" ".join(phrase(k)): int(v) for k, v in raw["shifts"]["units"].items()},
+            units={**dates.duration_units, **{k: v * 24 * 60 for k, v in dates.day_units.items()}},
             by=_words(raw["shifts"]["by"]),
-            one=_words(raw["shifts"]["one"]),
+            one=dates.one_words,
             counts={phrase(k): float(v) for k, v in raw["shifts"]["counts"].items()},
             half=_phrases(raw["shifts"]["half"]),
             half_hour=_phrases(raw["shifts"]["half_hour"]),
@@ -481,6 +482,6 @@ def load_lexicon(lang: str) -> Lexicon:
         evening_titles=_phrases(raw["evening_titles"]),
         morning_titles=_phrases(raw["morning_titles"]),
         event_links=_words(raw["event_links"]),
-        dates=_dates(raw["dates"]),
+        dates=dates,
         raw=raw,
     )
